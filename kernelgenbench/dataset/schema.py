@@ -1,0 +1,98 @@
+"""Load the task-record JSON Schema shipped in the package and validate records against it."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+
+from kernelgenbench.errors import RecordInvalid
+
+_SCHEMA_FILES = ("task", "aten", "vllm", "cublas")
+
+
+@functools.cache
+def _schemas() -> dict[str, dict[str, Any]]:
+    folder = resources.files("kernelgenbench.dataset") / "schema"
+    return {name: json.loads((folder / f"{name}.schema.json").read_text()) for name in _SCHEMA_FILES}
+
+
+def task_schema() -> dict[str, Any]:
+    """The task-record JSON Schema (the document users read; sub-schemas are referenced by URN)."""
+    return _schemas()["task"]
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    registry: Registry = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s)) for s in _schemas().values()
+    )
+    cls = jsonschema.validators.validator_for(task_schema())
+    cls.check_schema(task_schema())
+    return cls(task_schema(), registry=registry, format_checker=cls.FORMAT_CHECKER)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path) or "<record>"
+    # oneOf failures are unreadable at the top; the best-matching sub-error says what to fix.
+    best = jsonschema.exceptions.best_match([error]) if error.context else error
+    return f"at {where}: {best.message}"
+
+
+def record_errors(record: Mapping[str, Any]) -> list[str]:
+    """All schema violations of one record, most relevant first; empty when the record is valid."""
+    errors = sorted(_validator().iter_errors(record), key=jsonschema.exceptions.relevance, reverse=True)
+    msgs = [_describe(e) for e in errors]
+    msgs.extend(semantic_errors(record) if not msgs else [])
+    return msgs
+
+
+def semantic_errors(record: Mapping[str, Any]) -> list[str]:
+    """Cross-field invariants that JSON Schema cannot say."""
+    errs: list[str] = []
+    rid = record.get("id", "")
+    src, name, ov = record.get("source"), record.get("name"), record.get("overload")
+    expected = f"{src}/{name}" + (f".{ov}" if ov else "")
+    if rid != expected:
+        errs.append(f"at id: {rid!r} does not match source/name.overload {expected!r}")
+    param_names = [p["name"] for p in record.get("params", [])]
+    if len(set(param_names)) != len(param_names):
+        errs.append("at params: duplicate parameter names")
+    seen: set[str] = set()
+    for i, w in enumerate(record.get("workloads", [])):
+        if w["id"] in seen:
+            errs.append(f"at workloads/{i}/id: duplicate workload id {w['id']!r}")
+        seen.add(w["id"])
+        unknown = set(w.get("args", {})) - set(param_names)
+        if unknown:
+            errs.append(f"at workloads/{i}/args: unknown parameters {sorted(unknown)}")
+        if "params" in w and record.get("inputs") is None:
+            errs.append(f"at workloads/{i}/params: generator params given but the record has no inputs generator")
+    purposes = {w["purpose"] for w in record.get("workloads", [])}
+    state = record.get("workload_status", {}).get("state")
+    want = "ok" if purposes == {"correctness", "performance"} else ("partial" if purposes else "none")
+    if state != want:
+        errs.append(f"at workload_status/state: is {state!r} but the workloads make it {want!r}")
+    if state != "ok" and not record.get("workload_status", {}).get("reason"):
+        errs.append("at workload_status/reason: a task without full workloads must say why")
+    return errs
+
+
+def validate_record(record: Mapping[str, Any]) -> None:
+    """Raise RecordInvalid naming the record id and its first error, or return None when valid."""
+    errors = record_errors(record)
+    if errors:
+        raise RecordInvalid(str(record.get("id", "<no id>")), errors[0])
+
+
+def iter_invalid(records: Iterable[Mapping[str, Any]]) -> Iterator[RecordInvalid]:
+    """Yield one RecordInvalid per broken record, keeping going past each."""
+    for record in records:
+        errors = record_errors(record)
+        if errors:
+            yield RecordInvalid(str(record.get("id", "<no id>")), errors[0])

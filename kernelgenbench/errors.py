@@ -1,0 +1,46 @@
+"""The one exception root of kernelgenbench and its subclasses.
+
+The CLI turns any ``KgbError`` into a one-line message and a non-zero exit; anything else is a bug.
+Each subclass also inherits the built-in it means, so callers can catch either.
+"""
+
+from __future__ import annotations
+
+
+class KgbError(Exception):
+    """Base of every error kernelgenbench raises on purpose (bad input, missing source, ...)."""
+
+
+class SourceNotFound(KgbError, FileNotFoundError):
+    """An upstream source (a checkout, a header, a dataset folder) is missing or is not what was asked."""
+
+
+class SourceParseError(KgbError, ValueError):
+    """An upstream file could not be parsed; the message names the file and line."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        super().__init__(f"{where}{message}")
+        self.file = file
+        self.line = line
+
+
+class RecordInvalid(KgbError, ValueError):
+    """A task record does not satisfy the record schema; the message names the record id and the first error."""
+
+    def __init__(self, record_id: str, error: str) -> None:
+        super().__init__(f"record {record_id}: {error}")
+        self.record_id = record_id
+        self.error = error
+
+
+class NetworkUnavailable(KgbError, ConnectionError):
+    """A download or remote lookup was needed and the remote could not be reached."""
+
+
+class DatasetError(KgbError, ValueError):
+    """A dataset folder or Hub repository is missing, malformed, or lacks the asked config/split/task."""
+
+
+class CandidateError(KgbError, ValueError):
+    """A solutions file or directory is malformed (not a verdict on a candidate: those are statuses)."""

@@ -1,0 +1,1 @@
+"""Running, checking and timing candidate kernels; reports."""
