@@ -1,0 +1,83 @@
+"""The device's measured ceilings (copy bandwidth, matrix and vector rates), measured once and cached."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernelgenbench.evaluator.timing import TimingConfig, time_callable
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """Measured rates of one device: bytes/s of a large device copy, FLOP/s of large matrix products."""
+
+    device_name: str
+    copy_bytes_per_s: float
+    matrix_flops_per_s: dict[str, float]
+    vector_flops_per_s: float
+    torch_version: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def cache_dir() -> Path:
+    """Where kernelgenbench caches downloads and measurements ($KGB_CACHE_DIR or ~/.cache/kernelgenbench)."""
+    return Path(os.environ.get("KGB_CACHE_DIR", Path.home() / ".cache" / "kernelgenbench"))
+
+
+def _cache_file(device: torch.device) -> Path:
+    mod = getattr(torch, device.type)
+    name = mod.get_device_name(device).replace(" ", "_").replace("/", "_")
+    return cache_dir() / "ceilings" / f"{name}-torch{torch.__version__}.json"
+
+
+def measure_copy_bandwidth(device: torch.device, nbytes: int = 2 << 30) -> float:
+    """Bytes read plus bytes written per second by a device-to-device copy of `nbytes`."""
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()
+    dst = torch.empty_like(src)
+    t = time_callable(lambda: dst.copy_(src), lambda i: ((), {}), device=device,
+                      config=TimingConfig(warmup=3, reps=10, buffer_budget_bytes=0))
+    return 2 * nbytes / (t.median_us * 1e-6)
+
+
+def measure_matrix_rate(device: torch.device, dtype: torch.dtype, n: int = 8192) -> float:
+    """FLOP/s of an n x n x n matrix product in `dtype` on random data (TF32 off for float32)."""
+    a = torch.randn(n, n, device=device).to(dtype)
+    b = torch.randn(n, n, device=device).to(dtype)
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        t = time_callable(lambda: torch.mm(a, b), lambda i: ((), {}), device=device,
+                          config=TimingConfig(warmup=2, reps=5, flush_l2=False, buffer_budget_bytes=0))
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    return 2 * n**3 / (t.median_us * 1e-6)
+
+
+def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Ceilings:
+    """The device's ceilings, from the cache or measured now (about ten seconds) and cached."""
+    dev = torch.device(device)
+    path = _cache_file(dev)
+    if path.exists() and not refresh:
+        return Ceilings(**json.loads(path.read_text()))
+    rates = {name: measure_matrix_rate(dev, getattr(torch, name), n)
+             for name, n in (("bfloat16", 8192), ("float16", 8192), ("float32", 4096), ("float64", 2048))}
+    ceil = Ceilings(
+        device_name=getattr(torch, dev.type).get_device_name(dev),
+        copy_bytes_per_s=measure_copy_bandwidth(dev),
+        matrix_flops_per_s=rates,
+        # Without tensor cores a float32 product runs at the FMA rate: the vector ceiling.
+        vector_flops_per_s=rates["float32"],
+        torch_version=torch.__version__,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(ceil.to_dict(), indent=1))
+    return ceil
