@@ -10,8 +10,6 @@ from typing import Any
 
 import torch
 
-from kernelgenbench.evaluator.timing import TimingConfig, time_callable
-
 
 @dataclass(frozen=True)
 class Ceilings:
@@ -39,13 +37,31 @@ def _cache_file(device: torch.device) -> Path:
     return cache_dir() / "ceilings" / f"{name}-torch{torch.__version__}.json"
 
 
-def measure_copy_bandwidth(device: torch.device, nbytes: int = 2 << 30) -> float:
-    """Bytes read plus bytes written per second by a device-to-device copy of `nbytes`."""
+def _events_us(fn: Any, device: torch.device, warmup: int, reps: int) -> float:
+    """Mean µs per call of `fn` over `reps` back-to-back calls between two events (no flush: large data)."""
+    mod = getattr(torch, device.type)
+    for _ in range(warmup):
+        fn()
+    mod.synchronize(device)
+    start, end = mod.Event(enable_timing=True), mod.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
+def measure_copy_bandwidth(device: torch.device, nbytes: int = 4 << 30) -> float:
+    """Bytes read plus bytes written per second by the runtime's device-to-device copy of `nbytes`.
+
+    Measured with plain events over back-to-back copies, independently of `time_callable`, so that the
+    evaluator's own timings can be checked against it.
+    """
     src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()
     dst = torch.empty_like(src)
-    t = time_callable(lambda: dst.copy_(src), lambda i: ((), {}), device=device,
-                      config=TimingConfig(warmup=3, reps=10, buffer_budget_bytes=0))
-    return 2 * nbytes / (t.median_us * 1e-6)
+    us = _events_us(lambda: dst.copy_(src), device, warmup=3, reps=10)
+    return 2 * nbytes / (us * 1e-6)
 
 
 def measure_matrix_rate(device: torch.device, dtype: torch.dtype, n: int = 8192) -> float:
@@ -55,11 +71,10 @@ def measure_matrix_rate(device: torch.device, dtype: torch.dtype, n: int = 8192)
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
-        t = time_callable(lambda: torch.mm(a, b), lambda i: ((), {}), device=device,
-                          config=TimingConfig(warmup=2, reps=5, flush_l2=False, buffer_budget_bytes=0))
+        us = _events_us(lambda: torch.mm(a, b), device, warmup=3, reps=10)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = saved
-    return 2 * n**3 / (t.median_us * 1e-6)
+    return 2 * n**3 / (us * 1e-6)
 
 
 def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Ceilings:

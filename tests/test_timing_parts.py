@@ -1,0 +1,79 @@
+"""CPU-checkable parts of GPU timing: fresh buffers, span segmentation, cost expressions, floors."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.evaluator.ceilings import Ceilings
+from kernelgenbench.evaluator.cost import CostError, evaluate_cost, workload_cost
+from kernelgenbench.evaluator.sol import floor_us, sol_fraction
+from kernelgenbench.evaluator.timing import _spans, fresh_arg_sets, geomean, time_callable
+
+
+def test_fresh_arg_sets_have_new_addresses_same_values_and_layout() -> None:
+    base_t = torch.arange(24.0).reshape(4, 6)[:, 1:5]  # a non-contiguous view with an offset
+    base = [((base_t, 3), {"out": torch.zeros(2)})]
+    sets = fresh_arg_sets(base, 5, budget_bytes=1 << 20)
+    ptrs = {s[0][0].data_ptr() for s in sets} | {base_t.data_ptr()}
+    assert len(ptrs) == 6
+    for (args, kw) in sets:
+        assert torch.equal(args[0], base_t) and args[0].stride() == base_t.stride()
+        assert args[0].storage_offset() == base_t.storage_offset() and args[1] == 3
+        assert torch.equal(kw["out"], torch.zeros(2))
+
+
+def test_fresh_arg_sets_respect_the_memory_budget() -> None:
+    base = [((torch.zeros(1024),), {})]  # 4 KiB a set
+    assert len(fresh_arg_sets(base, 100, budget_bytes=10 * 4096)) == 10
+
+
+def test_spans_split_at_the_flush_kernel_and_cover_side_streams() -> None:
+    acts = [
+        (0, 30, 7, "kgb_l2_flush"), (40, 50, 7, "cand_a"), (45, 70, 9, "cand_side"),
+        (100, 130, 7, "kgb_l2_flush"), (140, 150, 7, "cand_a"), (150, 160, 7, "void FillFunctor"),
+    ]
+    spans, streams, per_call = _spans(acts, reps=2)
+    assert spans == [0.030, 0.020]  # 70-40 ns and 160-140 ns, in µs
+    assert streams == 2 and per_call == 2.0
+
+
+def test_time_callable_on_cpu_says_unavailable() -> None:
+    t = time_callable(lambda: None, lambda i: ((), {}), device="cpu")
+    assert not t.available and "no accelerator" in t.reason
+
+
+def test_cost_expressions_over_tensors_and_values() -> None:
+    a, b = torch.zeros(64, 32), torch.zeros(32, 16)
+    args = {"self": a, "mat2": b, "alpha": 2}
+    out = torch.zeros(64, 16)
+    assert evaluate_cost("2 * self.shape[0] * self.shape[1] * mat2.shape[1]", args, out) == 2 * 64 * 32 * 16
+    assert evaluate_cost("in_bytes + out_bytes", args, out) == (64 * 32 + 32 * 16 + 64 * 16) * 4
+    assert evaluate_cost("prod(self.shape) * alpha", args, out) == 64 * 32 * 2
+    assert workload_cost({"flops": "out_numel", "bytes": "self.nbytes"}, args, [out]) == {
+        "flops": 1024.0, "bytes": 8192.0, "unit": "vector"}
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("__import__('os')", "is not allowed"),
+        ("self.data_ptr", "is not allowed"),
+        ("beta * 2", "unknown name 'beta'"),
+        ("2 *", "is not valid Python"),
+    ],
+)
+def test_cost_expressions_reject_what_they_must(expr: str, message: str) -> None:
+    with pytest.raises(CostError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        evaluate_cost(expr, {"self": torch.zeros(2)}, None)
+
+
+def test_floor_is_the_larger_of_memory_and_compute_time() -> None:
+    ceil = Ceilings("dev", copy_bytes_per_s=4e12, matrix_flops_per_s={"bfloat16": 8e14}, vector_flops_per_s=5e13,
+                    torch_version="x")
+    us, bound = floor_us({"flops": 2 * 8192**3, "bytes": 3 * 8192**2 * 2, "unit": "matrix"}, ceil, "bfloat16")
+    assert bound == "compute" and us == pytest.approx(2 * 8192**3 / 8e14 * 1e6)
+    us, bound = floor_us({"flops": 1e6, "bytes": 4e9, "unit": "vector"}, ceil, "float32")
+    assert bound == "memory" and us == pytest.approx(1000.0)
+    assert sol_fraction(500.0, 1000.0) == 0.5 and sol_fraction(None, 3.0) is None
+    assert geomean([1.0, 4.0]) == pytest.approx(2.0)
