@@ -44,3 +44,15 @@ class DatasetError(KgbError, ValueError):
 
 class CandidateError(KgbError, ValueError):
     """A solutions file or directory is malformed (not a verdict on a candidate: those are statuses)."""
+
+
+class NotAuthenticated(KgbError, PermissionError):
+    """A remote operation needs credentials (a Hugging Face token) and none were found or they were refused."""
+
+
+class BuildFailed(DatasetError):
+    """The dataset build found bad input records; nothing was written. `problems` lists each, one line apiece."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(f"{len(problems)} problem(s) in the input records, nothing was written; first: {problems[0]}")
+        self.problems = tuple(problems)

@@ -1,0 +1,149 @@
+"""Render the dataset card (README.md with YAML front matter) from the template in `cards/`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from kernelgenbench.dataset.configs import SPLIT, DatasetConfig
+from kernelgenbench.dataset.manifest import ConfigFile, upstreams
+from kernelgenbench.dataset.rows import COLUMN_DOCS, FEATURES
+from kernelgenbench.errors import DatasetError, SourceNotFound
+
+CARD_TEMPLATE_NAME = "dataset_card.md.j2"
+PRETTY_NAME = "KernelGenBench: operator tasks for Triton kernels"
+PLACEHOLDER_REPO = "ORG/kernelgenbench"
+_SOURCES = ("aten", "vllm", "cublas")
+
+
+def default_card_template() -> Path:
+    """The card template of the kernelgenbench checkout (`cards/dataset_card.md.j2` beside the package)."""
+    # The template lives in the repository's cards/ folder (the project layout), not in the package, so it
+    # is only found from a source checkout or editable install; elsewhere pass --card-template.
+    path = Path(str(resources.files("kernelgenbench"))).parent / "cards" / CARD_TEMPLATE_NAME
+    if not path.is_file():
+        raise SourceNotFound(f"{path}: card template not found; pass --card-template PATH (a {CARD_TEMPLATE_NAME})")
+    return path
+
+
+def size_category(n: int) -> str:
+    """The Hub's size category for n rows."""
+    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")]
+    return next((label for bound, label in bounds if n < bound), "n>1M")
+
+
+def front_matter(written: Sequence[tuple[DatasetConfig, ConfigFile]], n_tasks: int) -> dict[str, Any]:
+    """The YAML front matter: configs with their data files, license, categories, size, name, tags."""
+    return {
+        "pretty_name": PRETTY_NAME,
+        "license": "apache-2.0",
+        "task_categories": ["text-generation"],
+        "language": ["en"],
+        "tags": ["code", "triton", "gpu-kernels", "kernel-generation", "benchmark", "pytorch", "vllm", "cublas"],
+        "size_categories": [size_category(n_tasks)],
+        "configs": [
+            {
+                "config_name": config.name,
+                **({"default": True} if config.default else {}),
+                "data_files": [{"split": f.split, "path": f.path}],
+            }
+            for config, f in written
+        ],
+    }
+
+
+def _type_text(feature: Any) -> str:
+    from datasets import List, Value
+
+    if isinstance(feature, Value):
+        return feature.dtype
+    if isinstance(feature, List):
+        return f"list of {_type_text(feature.feature)}"
+    if isinstance(feature, dict):
+        return "struct {" + ", ".join(f"{k}: {_type_text(v)}" for k, v in feature.items()) + "}"
+    return type(feature).__name__
+
+
+def card_context(
+    records: Sequence[Mapping[str, Any]],
+    written: Sequence[tuple[DatasetConfig, ConfigFile]],
+    omitted: Mapping[str, str],
+    *,
+    builder_version: str,
+    repo_id: str = PLACEHOLDER_REPO,
+) -> dict[str, Any]:
+    """Everything the template shows, computed from the records and the written configs."""
+    from kernelgenbench.dataset.rows import JSON_FIELDS
+
+    members = {config.name: [r for r in records if config.contains(r)] for config, _ in written}
+    default = next((c.name for c, _ in written if c.default), written[0][0].name)
+    category_config = "ms" if "ms" in members else default
+    curated = members[category_config]
+    categories = sorted({r["category"] for r in curated})
+    by_cat = Counter((r["category"], r["source"]) for r in curated)
+    category_sources = [s for s in _SOURCES if any(r["source"] == s for r in curated)]
+    per_source = {s: sum(1 for r in curated if r["source"] == s) for s in _SOURCES}
+    curated_summary = (
+        f"{per_source['aten']} curated ATen tasks, {per_source['vllm']} vLLM ops and "
+        f"{per_source['cublas']} cuBLAS routines in config `{category_config}`."
+    )
+    return {
+        "front_matter": yaml.safe_dump(front_matter(written, len(records)), sort_keys=False, allow_unicode=True),
+        "pretty_name": PRETTY_NAME,
+        "builder_version": builder_version,
+        "record_versions": ", ".join(str(v) for v in sorted({r["record_version"] for r in records})),
+        "curated_summary": curated_summary,
+        "repo_id": repo_id,
+        "default_config": default,
+        "configs": [
+            {"name": c.name, "default": c.default, "rows": f.rows, "description": c.description, "rule": c.rule}
+            for c, f in written
+        ],
+        "omitted": dict(omitted),
+        "source_columns": [c.name for c, _ in written],
+        "sources": [
+            {"name": s, "counts": [sum(1 for r in members[c.name] if r["source"] == s) for c, _ in written]}
+            for s in _SOURCES
+        ],
+        "category_config": category_config,
+        "category_sources": category_sources,
+        "categories": [
+            {
+                "category": cat,
+                "counts": [by_cat[(cat, s)] for s in category_sources],
+                "total": sum(by_cat[(cat, s)] for s in category_sources),
+            }
+            for cat in categories
+        ],
+        "upstreams": upstreams(records),
+        "columns": [
+            {
+                "name": name,
+                "type": "JSON text" if name in JSON_FIELDS else _type_text(feature),
+                "doc": COLUMN_DOCS[name],
+            }
+            for name, feature in FEATURES.items()
+        ],
+        "license_text": "the Apache-2.0 license",
+        "split": SPLIT,
+    }
+
+
+def render_card(template: Path, context: Mapping[str, Any]) -> str:
+    """The README.md text: the template rendered with the context (unknown names are errors)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template.parent)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    try:
+        return env.get_template(template.name).render(**context)
+    except jinja2.TemplateError as exc:
+        raise DatasetError(f"{template}: cannot render the card template: {exc}") from exc

@@ -1,0 +1,80 @@
+"""Load task records from a published dataset (a Hub repo id or a local folder) or a JSON Lines file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kernelgenbench.dataset.configs import SPLIT, get_config
+from kernelgenbench.dataset.jsonl import read_jsonl
+from kernelgenbench.dataset.record import Task, content_hash
+from kernelgenbench.dataset.rows import row_to_record
+from kernelgenbench.errors import DatasetError, NetworkUnavailable, RecordInvalid
+
+
+def _is_local(target: str) -> bool:
+    # A Hub id is `name` or `org/name`; anything that exists, or that is spelled like a path, is local.
+    return Path(target).exists() or target.startswith((".", "/", "~")) or target.count("/") > 1
+
+
+def _rows_from_dataset(target: str, config: str, split: str, revision: str | None) -> Iterable[Mapping[str, Any]]:
+    import datasets
+    from datasets.exceptions import DatasetNotFoundError
+
+    if _is_local(target) and not Path(target).expanduser().is_dir():
+        raise DatasetError(f"{target}: no such dataset folder; pass a folder `kgb build` wrote, a JSONL file or a Hub id")
+    try:
+        return datasets.load_dataset(str(Path(target).expanduser()) if _is_local(target) else target,
+                                     config, split=split, revision=revision)
+    except DatasetNotFoundError as exc:
+        raise DatasetError(f"{target}: dataset not found (or not accessible with your token): {exc}") from exc
+    except ConnectionError as exc:
+        raise NetworkUnavailable(f"{target}: cannot reach the Hub ({exc}); pass a local dataset folder, "
+                                 "or load it once online so that it is cached") from exc
+    except ValueError as exc:
+        # datasets reports an unknown config or split as a ValueError naming the available ones.
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatasetError(f"{target}: config {config!r} split {split!r}: {first}") from exc
+
+
+def _records_from_jsonl(path: Path, config: str | None) -> list[tuple[str, dict[str, Any]]]:
+    read = read_jsonl([path])
+    if read.problems:
+        raise DatasetError(read.problems[0])
+    wanted = get_config(config) if config else None
+    return [(r.where, r.record) for r in read.records if wanted is None or wanted.contains(r.record)]
+
+
+def _task(where: str, record: Mapping[str, Any], stored_hash: str | None) -> Task:
+    rid = record.get("id", "<no id>")
+    try:
+        task = Task.from_dict(record)
+    except RecordInvalid as exc:
+        raise DatasetError(f"{where}: task {rid}: {exc.error}") from exc
+    if stored_hash is not None and stored_hash != content_hash(record):
+        raise DatasetError(f"{where}: task {rid}: content_hash column does not match the row; the file was altered")
+    return task
+
+
+def load_tasks(
+    path_or_repo_id: str | Path,
+    config: str | None = "ms",
+    split: str = SPLIT,
+    revision: str | None = None,
+) -> list[Task]:
+    """The validated tasks of one config and split, from a Hub id, a dataset folder, or a JSONL of records.
+
+    Every row is rebuilt into its record, validated against the schema and checked against its content
+    hash; the first bad row raises DatasetError naming the task id and the first error (no row is skipped
+    silently). For a JSONL file the config's membership rule filters the records (config=None keeps all)
+    and split/revision do not apply.
+    """
+    target = str(path_or_repo_id)
+    path = Path(target).expanduser()
+    if path.is_file():
+        return [_task(where, record, None) for where, record in _records_from_jsonl(path, config)]
+    if config is None:
+        raise DatasetError(f"{target}: a dataset needs a config (ms, mc, aten, vllm, cublas, aten-all)")
+    rows = _rows_from_dataset(target, config, split, revision)
+    return [_task(f"{target} [{config}/{split}]", row_to_record(row), row.get("content_hash")) for row in rows]
