@@ -1,0 +1,174 @@
+"""vLLM 0.13.0 activation quantisation ops (csrc/quantization/w8a8/fp8/common.cu, int8/scaled_quant.cu).
+
+Self-contained: imports only torch, because this text is embedded in task records.
+The Python wrappers `scaled_fp8_quant` / `scaled_int8_quant` (vllm/_custom_ops.py) pick one of these
+registered ops; each is a task of its own. fp8 is OCP e4m3 (torch.float8_e4m3fn) with vLLM's clamp to
++-448 before a round-to-nearest-even conversion; int8 conversions are cvt.rni.sat (round half to even,
+saturate). Every scale is fp32.
+"""
+
+from __future__ import annotations
+
+import torch
+
+FP8_MAX = 448.0  # quant_type_max_v<Float8_e4m3fn>; ROCm's e4m3fnuz (max 224 in vLLM) is out of scope
+FP8_MIN_SCALE = 1.0 / (FP8_MAX * 512.0)  # min_scaling_factor<Float8_e4m3fn>
+
+
+def _dtype(name: str | torch.dtype) -> torch.dtype:
+    if isinstance(name, torch.dtype):
+        return name
+    aliases = {"half": "float16", "float": "float32"}
+    dt = getattr(torch, aliases.get(name, name), None)
+    if not isinstance(dt, torch.dtype):
+        raise ValueError(f"unknown dtype {name!r}")
+    return dt
+
+
+def _rows(x: torch.Tensor) -> torch.Tensor:
+    """[..., d] as [tokens, d] fp32 (the kernels walk rows with the row stride, last dim contiguous)."""
+    return x.reshape(-1, x.shape[-1]).float()
+
+
+def _to_fp8(q: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return q.clamp(-FP8_MAX, FP8_MAX).to(dtype)
+
+
+def _rn_sat_int8(q: torch.Tensor) -> torch.Tensor:
+    return torch.round(q).clamp(-128, 127).to(torch.int8)
+
+
+def static_scaled_fp8_quant(result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor) -> None:
+    """result = fp8(clamp(input * (1/scale), +-448)) with a given per-tensor fp32 scale."""
+    inv = 1.0 / scale.reshape(-1)[0].float()
+    result.copy_(_to_fp8(_rows(input) * inv, result.dtype).reshape(result.shape))
+
+
+def dynamic_scaled_fp8_quant(result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor) -> None:
+    """scale[0] = max|input| / 448 over the whole tensor; result = fp8(clamp(input * (1/scale))).
+
+    No lower bound on the scale here (unlike the per-token op): an all-zero input gives scale 0.
+    """
+    x = _rows(input)
+    s = x.abs().amax() / FP8_MAX
+    scale.view(-1)[0] = s
+    result.copy_(_to_fp8(x * (1.0 / s), result.dtype).reshape(result.shape))
+
+
+def dynamic_per_token_scaled_fp8_quant(
+    result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor, scale_ub: torch.Tensor | None
+) -> None:
+    """scale[t] = max(min(max|x_t|, scale_ub) / 448, 1/(448*512)); result = fp8(clamp(x / scale[t]))."""
+    x = _rows(input)
+    amax = x.abs().amax(dim=-1, keepdim=True)
+    if scale_ub is not None:
+        amax = torch.minimum(amax, scale_ub.reshape(()).float())
+    s = torch.clamp_min(amax / FP8_MAX, FP8_MIN_SCALE)
+    scale.copy_(s.reshape(scale.shape))
+    result.copy_(_to_fp8(x / s, result.dtype).reshape(result.shape))
+
+
+def static_scaled_int8_quant(
+    result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor, azp: torch.Tensor | None
+) -> None:
+    """Symmetric: rn_sat8(x / scale). With azp: sat8(rn_sat32(x * (1/scale)) + azp), azp an int32 scalar."""
+    x = _rows(input)
+    s = scale.reshape(-1)[0].float()
+    if azp is None:
+        q = _rn_sat_int8(x / s)
+    else:
+        # int64 keeps the +azp exact where the int32 kernel's sum would wrap (only for |x/s| near 2**31).
+        q32 = torch.round(x * (1.0 / s)).clamp(-(2.0**31), 2.0**31).to(torch.int64).clamp(-(2**31), 2**31 - 1)
+        q = (q32 + azp.reshape(-1)[0].to(torch.int64)).clamp(-128, 127).to(torch.int8)
+    result.copy_(q.reshape(result.shape))
+
+
+def dynamic_scaled_int8_quant(
+    result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor, azp: torch.Tensor | None
+) -> None:
+    """Per token. Symmetric: scale = absmax/127, q = rn_sat8(x * (127/absmax)) (0 for an all-zero row).
+
+    Asymmetric (azp given): scale = (max - min)/255, azp = rint(-128 - min/scale) (half to even),
+    q = sat8(rn(x * (1/scale)) + azp).
+    """
+    x = _rows(input)
+    if azp is None:
+        amax = x.abs().amax(dim=-1, keepdim=True)
+        scale.copy_((amax / 127.0).reshape(scale.shape))
+        inv = torch.where(amax == 0, torch.zeros_like(amax), 127.0 / amax)
+        result.copy_(_rn_sat_int8(x * inv).reshape(result.shape))
+        return
+    mx = x.amax(dim=-1, keepdim=True)
+    mn = x.amin(dim=-1, keepdim=True)
+    s = (mx - mn) / 255.0
+    zp = torch.round(-128.0 - mn / s).to(torch.int32)
+    scale.copy_(s.reshape(scale.shape))
+    azp.copy_(zp.reshape(azp.shape))
+    q32 = torch.round(x * (1.0 / s)).clamp(-(2.0**31), 2.0**31).to(torch.int64).clamp(-(2**31), 2**31 - 1)
+    result.copy_((q32 + zp.to(torch.int64)).clamp(-128, 127).to(torch.int8).reshape(result.shape))
+
+
+# ----------------------------------------------------------------------------------------------- inputs
+
+
+def _input(params: dict, g: torch.Generator, *, mul: float = 1.0, sub: float = 0.0, eps: float = 0.0):
+    t, h = int(params.get("num_tokens", 7)), int(params.get("hidden_size", 1024))
+    dtype = _dtype(params.get("dtype", "bfloat16"))
+    # torch.rand like the vLLM tests (uniform [0, 1) scaled); signs come from `sub`.
+    return (torch.rand(t, h, generator=g) * mul - sub + eps).to(dtype), t, h
+
+
+def _fp8_out(t: int, h: int, device: str) -> torch.Tensor:
+    return torch.full((t, h), float("nan"), dtype=torch.float32).to(torch.float8_e4m3fn).to(device)
+
+
+def _int8_out(t: int, h: int, device: str) -> torch.Tensor:
+    return torch.full((t, h), -7, dtype=torch.int8, device=device)
+
+
+def make_static_scaled_fp8_quant_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """static_scaled_fp8_quant args: x ~ U[-1, 1), scale = the per-tensor absmax/448 (as a calibrated scale),
+    times `scale_mult` (default 1; >1 leaves headroom, <1 saturates)."""
+    g = torch.Generator().manual_seed(int(seed))
+    x, t, h = _input(params, g, mul=2.0, sub=1.0)
+    s = x.float().abs().amax() / FP8_MAX * float(params.get("scale_mult", 1.0))
+    return {"result": _fp8_out(t, h, device), "input": x.to(device),
+            "scale": s.reshape(1).to(torch.float32).to(device)}
+
+
+def make_dynamic_scaled_fp8_quant_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """dynamic_scaled_fp8_quant args: x ~ U[0, 1) as test_dynamic_per_tensor_fp8_quant; scale fp32 [1]."""
+    g = torch.Generator().manual_seed(int(seed))
+    x, t, h = _input(params, g)
+    return {"result": _fp8_out(t, h, device), "input": x.to(device),
+            "scale": torch.full((1,), float("nan"), dtype=torch.float32, device=device)}
+
+
+def make_dynamic_per_token_scaled_fp8_quant_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """dynamic_per_token_scaled_fp8_quant args: x ~ U[0,1)+1e-6; scale_ub = mean(x) when `scale_ub` is true."""
+    g = torch.Generator().manual_seed(int(seed))
+    x, t, h = _input(params, g, eps=1e-6)
+    ub = x.float().mean().reshape(()).to(device) if bool(params.get("scale_ub", False)) else None
+    return {"result": _fp8_out(t, h, device), "input": x.to(device),
+            "scale": torch.full((t, 1), float("nan"), dtype=torch.float32, device=device), "scale_ub": ub}
+
+
+def make_static_scaled_int8_quant_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """static_scaled_int8_quant args: x ~ U[0,1)*1000 (minus 300 with azp), scale from the test's SCALE list,
+    azp (int32 [1]) when `azp` is an int."""
+    g = torch.Generator().manual_seed(int(seed))
+    azp = params.get("azp")
+    x, t, h = _input(params, g, mul=1000.0, sub=0.0 if azp is None else 300.0)
+    return {"result": _int8_out(t, h, device), "input": x.to(device),
+            "scale": torch.tensor([float(params.get("scale", 2.1))], dtype=torch.float32, device=device),
+            "azp": None if azp is None else torch.tensor([int(azp)], dtype=torch.int32, device=device)}
+
+
+def make_dynamic_scaled_int8_quant_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """dynamic_scaled_int8_quant args: x ~ U[0,1)*1000 (symmetric) or *1000-300 (asymmetric: azp int32 [T, 1])."""
+    g = torch.Generator().manual_seed(int(seed))
+    symmetric = bool(params.get("symmetric", True))
+    x, t, h = _input(params, g, mul=1000.0, sub=0.0 if symmetric else 300.0)
+    return {"result": _int8_out(t, h, device), "input": x.to(device),
+            "scale": torch.full((t, 1), float("nan"), dtype=torch.float32, device=device),
+            "azp": None if symmetric else torch.full((t, 1), -99999, dtype=torch.int32, device=device)}
