@@ -111,7 +111,7 @@ def write_dataset(
     for config in dataset_configs():
         members = [r for r in records if config.contains(r)]
         if not members:
-            omitted[config.name] = f"no input record has {config.rule}"
+            omitted[config.name] = f"no input record matches ({config.rule})"
             continue
         rel = config_path(config)
         write_parquet(members, folder / rel)

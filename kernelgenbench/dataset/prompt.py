@@ -1,0 +1,322 @@
+"""Render what a kernel writer (a person or an LLM) needs to implement one task, as text or JSON.
+
+Everything comes from the task record: the entry point and a Python signature made from its params,
+the semantics in words, the reference source, the dtypes and shapes it is tested on, the tolerance,
+what is forbidden, the platform and the calling convention of its source.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kernelgenbench.dataset.record import Param, Return, Task
+
+_HINTS = {
+    "tensor": "torch.Tensor",
+    "tensor_list": "list[torch.Tensor]",
+    "optional_tensor": "torch.Tensor | None",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "str": "str",
+    "scalar": "int | float | bool",
+    "int_list": "list[int]",
+    "float_list": "list[float]",
+    "bool_list": "list[bool]",
+    "scalar_type": "torch.dtype",
+    "layout": "torch.layout",
+    "device": "torch.device",
+    "memory_format": "torch.memory_format",
+    "generator": "torch.Generator",
+    "enum": "int",
+    "complex": "complex",
+    "other": "object",
+}
+
+# C++ enumerators that native_functions.yaml uses as defaults, and their Python values.
+_ENUM_DEFAULTS = {"Mean": "1", "Sum": "2"}
+
+_SEMANTICS = {
+    "deterministic": "Every output, and every argument the op writes, is compared elementwise with the reference "
+                     "within the tolerance below; shape and dtype must match exactly; integer and bool outputs are "
+                     "compared exactly. Non-finite values where the reference has none fail.",
+    "random": "The op draws random values: outputs are checked by shape, dtype and distribution, not elementwise "
+              "(use the given generator or the global one as the reference does).",
+    "uninitialized": "The output's values are unspecified: only its metadata (shape, dtype, strides, device) is checked.",
+    "view": "The output must be a view that aliases the input's storage, and its values must match the reference.",
+}
+
+_CONVENTIONS = {
+    "aten": "Define `{entry}` so that it can be called exactly as `torch.ops.aten.{op}` is: the same parameters in "
+            "the same order (keyword-only ones after `*`), returning what the op returns. Out= and in-place "
+            "overloads write their results into the given tensors and return them.",
+    "vllm": "Define `{entry}` with the op's parameters in schema order. Arguments marked `Tensor!` are outputs or "
+            "in-out buffers that you write in place; the op returns what its schema returns (usually nothing).",
+    "cublas": "Define `{entry}` with the routine's C parameters minus the handle, in order. Device pointers arrive "
+              "as torch tensors (honour the increments, leading dimensions and transpose flags exactly as BLAS "
+              "does), host scalars as Python numbers, enums as their integer values; write the outputs in place "
+              "and return nothing.",
+}
+
+_FORBIDDEN_COMMON = (
+    "Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the entry point); "
+    "at least one Triton kernel must launch.",
+    "C++/CUDA extensions (torch.utils.cpp_extension, load_inline), ctypes, cffi, subprocesses, os.system.",
+    "Caching results between calls, or touching the evaluator, its timers or its comparison functions.",
+)
+
+_FORBIDDEN = {
+    "aten": (
+        "Calling the op under test or any other torch compute op: torch.* / Tensor methods / torch.nn.functional "
+        "that compute values, and torch.ops.aten.*. Allowed in the wrapper: allocation (torch.empty, empty_like, "
+        "empty_strided), views and metadata (view, reshape of contiguous tensors, as_strided, stride, shape, dtype) "
+        "and copying a result into an output.",
+    ),
+    "vllm": (
+        "Importing vllm or calling its ops (torch.ops._C*, torch.ops._moe_C, vllm._custom_ops, flashinfer), and "
+        "torch compute ops (the same allowance as ATen tasks: allocation, views, metadata).",
+    ),
+    "cublas": (
+        "cuBLAS in any form: ctypes/cffi bindings, cupy, nvmath, and torch ops that call it (torch.matmul, mm, bmm, "
+        "addmm, mv, dot, torch.linalg.*, einsum, tensordot), and other torch compute ops.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class WorkloadView:
+    """One workload as a kernel writer reads it."""
+
+    id: str
+    purpose: str
+    description: str
+    args: Mapping[str, str]
+    generator_params: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The prompt of one task: every part separately (for JSON) and `text` (for reading)."""
+
+    task_id: str
+    source: str
+    entry_point: str
+    python_signature: str
+    upstream_signature: str | None
+    description: str
+    semantics: str
+    semantics_text: str
+    writes: tuple[str, ...]
+    calling_convention: str
+    params: tuple[Mapping[str, Any], ...]
+    reference_function: str | None
+    reference_code: str | None
+    inputs_code: str | None
+    workloads: tuple[WorkloadView, ...]
+    dtypes: tuple[str, ...]
+    tolerance: Mapping[str, Mapping[str, float]]
+    forbidden: tuple[str, ...]
+    platforms: tuple[str, ...]
+    platform_text: str
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every part, plus the rendered `text`."""
+        return {**asdict(self), "text": self.text}
+
+    @property
+    def text(self) -> str:
+        """The prompt as Markdown text."""
+        return _text(self)
+
+
+def _default(param: Param) -> str | None:
+    text = param.default
+    if text is None:
+        return None
+    if text in _ENUM_DEFAULTS and param.kind == "int":
+        return _ENUM_DEFAULTS[text]
+    if param.kind in ("memory_format", "layout", "scalar_type") and text.isidentifier() and text != "None":
+        return f"torch.{text}"
+    if text in ("inf", "-inf", "nan"):
+        return f"float({text!r})"
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return repr(text)
+    if isinstance(value, list):
+        return repr(tuple(value))  # an immutable default: the value is the same, and it is safe to share
+    return repr(value)
+
+
+def _hint(param: Param) -> str:
+    hint = _HINTS[param.kind]
+    if param.kind == "tensor_list" and "?" in param.type.split("[")[0]:
+        hint = "list[torch.Tensor | None]"
+    if param.optional and "None" not in hint:
+        hint += " | None"
+    return hint
+
+
+def _return_hint(returns: tuple[Return, ...]) -> str:
+    hints = [_HINTS.get(r.kind, "object") for r in returns]
+    if not hints:
+        return "None"
+    return hints[0] if len(hints) == 1 else f"tuple[{', '.join(hints)}]"
+
+
+def python_signature(task: Task) -> str:
+    """`def entry(...) -> ...:` with type hints from param kinds, defaults, and `*` before keyword-only params."""
+    parts: list[str] = []
+    star = False
+    for p in task.params:
+        if p.keyword_only and not star:
+            parts.append("*")
+            star = True
+        default = _default(p)
+        parts.append(f"{p.name}: {_hint(p)}" + (f" = {default}" if default is not None else ""))
+    return f"def {task.entry_point}({', '.join(parts)}) -> {_return_hint(task.returns)}:"
+
+
+def _tensor_text(spec: Mapping[str, Any]) -> str:
+    text = f"{spec['dtype']}{list(spec['shape'])}"
+    if spec.get("strides") is not None:
+        text += f" strides={list(spec['strides'])}"
+    if spec.get("offset"):
+        text += f" offset={spec['offset']}"
+    init = dict(spec.get("init", {}))
+    dist = init.pop("dist", "normal")
+    return text + f" ~ {dist}" + (f"({', '.join(f'{k}={v}' for k, v in sorted(init.items()))})" if init else "")
+
+
+def _arg_text(arg: Mapping[str, Any]) -> str:
+    kind = arg.get("kind")
+    if kind == "tensor":
+        return _tensor_text(arg)
+    if kind == "tensor_list":
+        return "[" + ", ".join("None" if t is None else _tensor_text(t) for t in arg["items"]) + "]"
+    if kind == "float" and isinstance(arg["value"], str):
+        return f"float({arg['value']!r})"
+    if kind in ("value", "float"):
+        return repr(arg["value"])
+    if kind == "device":
+        return "the evaluation device"
+    if kind in ("dtype", "layout", "memory_format"):
+        return "None" if arg["value"] is None else f"torch.{arg['value']}"
+    if kind == "complex":
+        return repr(complex(arg["real"], arg["imag"]))
+    return json.dumps(arg, sort_keys=True)
+
+
+def _dtypes(task: Task) -> tuple[str, ...]:
+    found: set[str] = set()
+    for w in task.workloads:
+        for arg in (w.args or {}).values():
+            specs = arg.get("items", []) if arg.get("kind") == "tensor_list" else [arg]
+            found.update(s["dtype"] for s in specs if isinstance(s, Mapping) and s.get("kind") == "tensor")
+        for key, value in (w.params or {}).items():
+            if "dtype" in key and isinstance(value, str):
+                found.add(value)
+    return tuple(sorted(found))
+
+
+def _platform_text(platforms: tuple[str, ...]) -> str:
+    if "any" in platforms:
+        return ("Any Triton backend (NVIDIA, AMD, Intel, ...): use no vendor-specific intrinsics. Correctness is also "
+                "checked on CPU with TRITON_INTERPRET=1.")
+    return f"Triton on {', '.join(platforms)} devices."
+
+
+def _writes(task: Task) -> tuple[str, ...]:
+    return tuple(f"{p.name} ({p.direction})" for p in task.params if p.mutable)
+
+
+def build_prompt(task: Task) -> Prompt:
+    """The prompt of one task."""
+    op = f"{task.name}.{task.overload or 'default'}"
+    return Prompt(
+        task_id=task.id,
+        source=task.source,
+        entry_point=task.entry_point,
+        python_signature=python_signature(task),
+        upstream_signature=task.signature,
+        description=task.description,
+        semantics=task.semantics,
+        semantics_text=_SEMANTICS[task.semantics],
+        writes=_writes(task),
+        calling_convention=_CONVENTIONS[task.source].format(entry=task.entry_point, op=op),
+        params=tuple(
+            {"name": p.name, "type": p.type, "kind": p.kind, "hint": _hint(p), "default": p.default,
+             "keyword_only": p.keyword_only, "mutable": p.mutable, "direction": p.direction, "dtype": p.dtype,
+             "description": p.description}
+            for p in task.params
+        ),
+        reference_function=task.reference.function if task.reference else None,
+        reference_code=task.reference.code if task.reference else None,
+        inputs_code=task.inputs.code if task.inputs else None,
+        workloads=tuple(
+            WorkloadView(w.id, w.purpose, w.description,
+                         {p.name: _arg_text(w.args[p.name]) for p in task.params if p.name in (w.args or {})},
+                         dict(w.params) if w.params is not None else None)
+            for w in task.workloads
+        ),
+        dtypes=_dtypes(task),
+        tolerance={k: asdict(v) for k, v in sorted(task.tolerance.items())},
+        forbidden=_FORBIDDEN[task.source] + _FORBIDDEN_COMMON,
+        platforms=task.platforms,
+        platform_text=_platform_text(task.platforms),
+    )
+
+
+def _workload_lines(prompt: Prompt) -> list[str]:
+    lines = []
+    for w in prompt.workloads:
+        head = f"- `{w.id}` ({w.purpose})" + (f": {w.description}" if w.description else "")
+        lines.append(head)
+        if w.generator_params is not None:
+            lines.append(f"  - generator params: `{json.dumps(w.generator_params, sort_keys=True)}`")
+        lines.extend(f"  - `{name}`: {text}" for name, text in w.args.items())
+    return lines or ["- (no workloads yet)"]
+
+
+def _text(p: Prompt) -> str:
+    out = [f"# Task {p.task_id}", "", f"Write a Triton implementation of `{p.task_id}`.", ""]
+    if p.description:
+        out += [p.description, ""]
+    out += ["## Entry point", "", "```python", "import torch", "import triton", "import triton.language as tl", "",
+            "", p.python_signature, "    ...", "```", ""]
+    if p.upstream_signature:
+        out += [f"Upstream signature: `{p.upstream_signature}`", ""]
+    out += [p.calling_convention, ""]
+    out += ["Parameters:", ""]
+    for prm in p.params:
+        extra = [f"default {prm['default']}"] if prm["default"] is not None else []
+        extra += ["keyword-only"] if prm["keyword_only"] else []
+        extra += [f"written ({prm['direction']})"] if prm["mutable"] else []
+        extra += [f"dtype {prm['dtype']}"] if prm["dtype"] else []
+        desc = f" — {prm['description']}" if prm["description"] else ""
+        out.append(f"- `{prm['name']}`: `{prm['type']}` ({', '.join([prm['kind'], *extra])}){desc}")
+    out += ["", "## Semantics", "", p.semantics_text]
+    if p.writes:
+        out += ["", f"The op writes: {', '.join(p.writes)}; these arguments are compared after the call, and any "
+                    "other argument must be left unchanged."]
+    else:
+        out += ["", "The op writes none of its arguments; an input changed by your kernel fails the task."]
+    if p.reference_code:
+        out += ["", f"## Reference (`{p.reference_function}`, pure PyTorch; your output must match it)", "",
+                "```python", p.reference_code.rstrip("\n"), "```"]
+    if p.inputs_code:
+        out += ["", "## Input generator (makes the arguments of the generator workloads)", "",
+                "```python", p.inputs_code.rstrip("\n"), "```"]
+    out += ["", "## Workloads (tested on fresh random inputs of these shapes each round)", "",
+            f"Dtypes: {', '.join(p.dtypes) or 'none listed'}.", "", *_workload_lines(p)]
+    out += ["", "## Tolerance", "", "|out - ref| <= atol + rtol * |ref|, per dtype of the compared output:", ""]
+    out += [f"- {dt}: atol={t['atol']}, rtol={t['rtol']}" + (f", max_mismatch={t['max_mismatch']}"
+                                                              if t.get("max_mismatch") else "")
+            for dt, t in p.tolerance.items()] or ["- (exact)"]
+    out += ["", "## Forbidden", "", *[f"- {f}" for f in p.forbidden]]
+    out += ["", "## Platform", "", p.platform_text, ""]
+    return "\n".join(out)
