@@ -1,0 +1,105 @@
+"""Assemble one task record (without workloads) from a parsed native function."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernelgenbench import __version__
+from kernelgenbench.extractors.aten import policies, signature
+from kernelgenbench.extractors.aten.categorize import category
+from kernelgenbench.extractors.aten.docstrings import docstring
+from kernelgenbench.extractors.aten.parse import ParsedFunction, Relations
+from kernelgenbench.extractors.aten.semantics import semantics
+from kernelgenbench.extractors.aten.yaml_source import AtenSource
+from kernelgenbench.reference_impls.aten import entry_point, reference_code
+
+
+def task_id(qualified: str | None) -> str | None:
+    """'aten/add.Tensor' for 'add.Tensor'; None stays None."""
+    return None if qualified is None else f"aten/{qualified}"
+
+
+# Dispatch keys that mean "a kernel for every backend" (or a decomposition into ops that have one).
+_PORTABLE_KEYS = {"CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                  "CompositeExplicitAutogradNonFunctional", "CPU", "Meta"}
+
+
+def platforms(dispatch: tuple[str, ...], curated: bool) -> list[str]:
+    """'any' for curated tasks and ops with a portable kernel; else the one backend family they have."""
+    if curated or not dispatch or set(dispatch) & _PORTABLE_KEYS:
+        return ["any"]
+    if any("CUDA" in k for k in dispatch):
+        return ["cuda"]
+    if any("XPU" in k for k in dispatch):
+        return ["xpu"]
+    if any("MPS" in k for k in dispatch):
+        return ["mps"]
+    return ["any"]
+
+
+def base_record(
+    pf: ParsedFunction,
+    *,
+    source: AtenSource,
+    relations: Relations,
+    registered_mismatch: str | None,
+    curated_name: str | None,
+    doc: tuple[str, str | None],
+) -> dict[str, Any]:
+    """The record of one overload with every field but its workloads (empty, status 'none')."""
+    f = pf.func
+    schema_text = str(f.func)
+    name, overload = pf.base_name, pf.overload
+    tags = sorted(f.tags)
+    cat = category(name, tags)
+    params = signature.params(f.func)
+    description, doc_from = doc
+    curated = curated_name is not None
+    details: dict[str, Any] = {
+        "schema_kind": f.func.kind().name,
+        "variants": sorted(v.name for v in f.variants),
+        "functional": task_id(relations.functional),
+        "inplace": task_id(relations.inplace),
+        "out": task_id(relations.out),
+        "mutable_variant": task_id(relations.mutable),
+        "structured": bool(f.structured or f.structured_delegate is not None),
+        "dispatch": list(pf.dispatch),
+        "python_module": f.python_module,
+        "registered": registered_mismatch is None,
+        "registered_mismatch": registered_mismatch,
+        "opinfo": [],
+        "curated_name": curated_name,
+        "description_from": doc_from,
+    }
+    return {
+        "record_version": 1,
+        "id": f"aten/{pf.qualified_name}",
+        "source": "aten",
+        "name": name,
+        "overload": overload,
+        "signature": schema_text,
+        "params": params,
+        "returns": signature.returns(f.func),
+        "category": cat,
+        "tags": tags,
+        "description": description,
+        "entry_point": entry_point(name, overload),
+        "semantics": semantics(name, f.func, tags),
+        "reference": reference_code(name, overload, schema_text),
+        "inputs": None,
+        "workloads": [],
+        "workload_status": {"state": "none", "reason": ""},
+        "tolerance": policies.tolerance(cat),
+        "cost": policies.cost(name, cat, params),
+        "provenance": {
+            "upstream": "pytorch",
+            "version": source.version,
+            "commit": source.commit,
+            "file": source.upstream_file,
+            "line": pf.line or None,
+            "extractor": __version__,
+        },
+        "platforms": platforms(pf.dispatch, curated),
+        "benchmarks": ["ms", "mc"] if curated else [],
+        "details": {"aten": details},
+    }
