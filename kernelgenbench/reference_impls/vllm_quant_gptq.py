@@ -1,0 +1,307 @@
+"""References for vLLM's GPTQ ops (gptq_shuffle, gptq_gemm) at v0.13.0, with a GPTQ quantizer/packer.
+
+Formats, from csrc/quantization/gptq/q_gemm.cu, matrix_view.cuh and qdq_{2,3,4,8}.cuh:
+- b_q_weight: int32 [K * bit / 32, N]. Each column is a little-endian bit stream over K: row k's value sits at
+  stream bits [k*bit, (k+1)*bit) (so for 3 bits 32 rows fill 3 words, and rows 10 and 21 straddle words).
+- qzeros: int32 [groups, N * bit / 32], the same bit stream along N. The zero used is stored + 1 for the
+  GPTQ v1 checkpoint format (use_v2_format=False) and stored for v2.
+- scales: float16 [groups, N]. Dequantized weight = half(q - zero) * scale, rounded to half (__hmul).
+- gptq_shuffle (the ExLlama preparation): when q_perm is non-empty, rows are first gathered
+  (new row i = old row q_perm[i], "make_sequential"), then the bits inside every block of `bit` words are
+  permuted (shuffle_{2,3,4}bit; a no-op for 8 bits) so the kernel can dequantize two values per half2.
+- gptq_gemm with use_exllama=True reads the shuffled layout, takes group = k // (K // groups) in the sorted
+  order and, when b_g_idx (then the permutation q_perm) is non-empty, computes a[:, perm] @ W_sorted.
+  With use_exllama=False it reads the unshuffled layout and takes group = b_g_idx[k] (b_g_idx must hold K
+  entries). The output is float16; kernels accumulate in half/float, the reference in float32.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+_MASK32 = 0xFFFFFFFF
+
+
+def _to_int32(words: torch.Tensor) -> torch.Tensor:
+    """Reinterpret uint32 values held in int64 as int32."""
+    words = words & _MASK32
+    return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
+
+
+def _to_uint(words: torch.Tensor) -> torch.Tensor:
+    return words.to(torch.int64) & _MASK32
+
+
+def pack_stream(values: torch.Tensor, bit: int, dim: int) -> torch.Tensor:
+    """Pack non-negative ints (< 2**bit) along `dim` as a little-endian bit stream of int32 words."""
+    v = values.to(torch.int64).movedim(dim, 0)
+    n = v.shape[0]
+    if (n * bit) % 32:
+        raise ValueError(f"pack_stream: {n} values of {bit} bits do not fill whole 32-bit words")
+    rest = v.shape[1:]
+    bits = (v.unsqueeze(1) >> torch.arange(bit).view(1, bit, *[1] * len(rest))) & 1  # [n, bit, ...]
+    stream = bits.reshape(n * bit // 32, 32, *rest)
+    weights = (torch.ones(32, dtype=torch.int64) << torch.arange(32)).view(1, 32, *[1] * len(rest))
+    return _to_int32((stream * weights).sum(1)).movedim(0, dim)
+
+
+def unpack_stream(words: torch.Tensor, bit: int, dim: int) -> torch.Tensor:
+    """Inverse of pack_stream: int64 values, 32 * words.shape[dim] / bit of them along `dim`."""
+    w = _to_uint(words).movedim(dim, 0)
+    rest = w.shape[1:]
+    bits = (w.unsqueeze(1) >> torch.arange(32).view(1, 32, *[1] * len(rest))) & 1  # [words, 32, ...]
+    stream = bits.reshape(-1, bit, *rest)
+    weights = (torch.ones(bit, dtype=torch.int64) << torch.arange(bit)).view(1, bit, *[1] * len(rest))
+    return (stream * weights).sum(1).movedim(0, dim)
+
+
+# ---- the ExLlama in-word shuffle, transcribed from qdq_{2,3,4}.cuh (on int64 tensors holding uint32) ----
+
+
+def _shuffle_4bit_8(q: list[torch.Tensor]) -> list[torch.Tensor]:
+    qa, qb = q[0], torch.zeros_like(q[0])
+    for i in range(4):
+        qa0 = qa & 0x0F
+        qa1 = (qa & 0xF0) >> 4
+        qa = qa >> 8
+        qb = qb | (qa1 << (i * 4 + 16)) | (qa0 << (i * 4))
+    return [qb & _MASK32]
+
+
+def _shuffle_2bit_16(q: list[torch.Tensor]) -> list[torch.Tensor]:
+    qa, qb = q[0], torch.zeros_like(q[0])
+    for i in range(8):
+        qa0 = qa & 0x03
+        qa1 = (qa & 0x0C) >> 2
+        qa = qa >> 4
+        qb = qb | (qa1 << (i * 2 + 16)) | (qa0 << (i * 2))
+    return [qb & _MASK32]
+
+
+def _shuffle_3bit_32(q: list[torch.Tensor]) -> list[torch.Tensor]:
+    qa, qb, qc = q
+    qd = qc >> 26
+    qc = ((qc << 4) & _MASK32) | (qb >> 28)
+    qb = ((qb << 2) & _MASK32) | (qa >> 30)
+    out = []
+    for src in (qa, qb, qc):
+        z = torch.zeros_like(src)
+        for i in range(5):
+            t0 = src & 0x07
+            t1 = (src & 0x38) >> 3
+            src = src >> 6
+            z = z | (t0 << (i * 3)) | (t1 << (i * 3 + 16))
+        out.append(z)
+    za, zb, zc = out
+    za = za | (((qd & 0x01) >> 0) << 15) | (((qd & 0x08) >> 3) << 31)
+    zb = zb | (((qd & 0x02) >> 1) << 15) | (((qd & 0x10) >> 4) << 31)
+    zc = zc | (((qd & 0x04) >> 2) << 15) | (((qd & 0x20) >> 5) << 31)
+    return [za & _MASK32, zb & _MASK32, zc & _MASK32]
+
+
+def _shuffle_fn(bit: int):
+    return {2: _shuffle_2bit_16, 3: _shuffle_3bit_32, 4: _shuffle_4bit_8, 8: lambda q: q}[bit]
+
+
+def _exllama_bit_map(bit: int) -> torch.Tensor:
+    """dst[p]: where stream bit p of one shuffle block lands after the shuffle (found by probing)."""
+    nwords = _block_words(bit)
+    nbits = 32 * nwords
+    probe = torch.zeros(nbits, nwords, dtype=torch.int64)
+    p = torch.arange(nbits)
+    probe[p, p // 32] = torch.ones(nbits, dtype=torch.int64) << (p % 32)
+    out = torch.stack(_shuffle_fn(bit)([probe[:, i] for i in range(nwords)]), dim=1)  # [nbits, nwords]
+    bits = (out.unsqueeze(2) >> torch.arange(32)) & 1  # [nbits, nwords, 32]
+    flat = bits.reshape(nbits, nbits)
+    if not bool((flat.sum(1) == 1).all()):
+        raise AssertionError("the ExLlama shuffle is not a bit permutation")
+    return flat.argmax(1)
+
+
+def _block_words(bit: int) -> int:
+    # The shuffle works on 3 words (32 values) for 3 bits and on single words otherwise.
+    return 3 if bit == 3 else 1
+
+
+def _stream_bits(words: torch.Tensor, bit: int) -> torch.Tensor:
+    """[K*bit/32, N] words -> [blocks, 32 * words per block, N] stream bits."""
+    w = _to_uint(words)
+    bits = (w.unsqueeze(1) >> torch.arange(32).view(1, 32, 1)) & 1
+    return bits.reshape(-1, 32 * _block_words(bit), w.shape[1])
+
+
+def _bits_to_words(bits: torch.Tensor) -> torch.Tensor:
+    n = bits.shape[-1]
+    b = bits.reshape(-1, 32, n)
+    weights = (torch.ones(32, dtype=torch.int64) << torch.arange(32)).view(1, 32, 1)
+    return _to_int32((b * weights).sum(1))
+
+
+def exllama_shuffle_words(words: torch.Tensor, bit: int) -> torch.Tensor:
+    """Apply the ExLlama in-word shuffle to a GPTQ-packed int32 [K*bit/32, N] weight."""
+    bits = _stream_bits(words, bit)
+    out = torch.empty_like(bits)
+    out[:, _exllama_bit_map(bit)] = bits
+    return _bits_to_words(out)
+
+
+def exllama_unshuffle_words(words: torch.Tensor, bit: int) -> torch.Tensor:
+    """Inverse of exllama_shuffle_words."""
+    bits = _stream_bits(words, bit)
+    return _bits_to_words(bits[:, _exllama_bit_map(bit)])
+
+
+# ---- quantizer (the inverse of the references' unpacking) ----
+
+
+def quantize_gptq(
+    w: torch.Tensor, bit: int, g_idx: torch.Tensor, groups: int, *, v2: bool
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Asymmetric per-group quantization of dense w [K, N]: (q [K, N], zero [groups, N], scale fp16 [groups, N])."""
+    k, n = w.shape
+    maxq = (1 << bit) - 1
+    idx = g_idx.to(torch.int64).view(k, 1).expand(k, n)
+    wf = w.float()
+    lo = torch.zeros(groups, n).scatter_reduce(0, idx, wf, "amin", include_self=False).clamp(max=0)
+    hi = torch.zeros(groups, n).scatter_reduce(0, idx, wf, "amax", include_self=False).clamp(min=0)
+    scale = ((hi - lo) / maxq).clamp(min=1e-4).half()
+    # v1 stores zero - 1 in `bit` bits, so a v1 zero can only be 1 .. 2**bit (kept <= maxq here).
+    zero = torch.round(-lo / scale.float()).clamp(0 if v2 else 1, maxq).to(torch.int64)
+    q = torch.clamp(torch.round(wf / scale.float()[g_idx.long()]) + zero[g_idx.long()], 0, maxq).to(torch.int64)
+    return q, zero, scale
+
+
+def dequantize_gptq(q: torch.Tensor, zero: torch.Tensor, scale: torch.Tensor, g_idx: torch.Tensor) -> torch.Tensor:
+    """The dense fp16 weight the kernels see: half(q - zero[g]) * scale[g], rounded to half."""
+    g = g_idx.long()
+    return (q - zero[g]).half() * scale[g]
+
+
+def act_order_g_idx(k: int, group_size: int, gen: torch.Generator) -> torch.Tensor:
+    """A GPTQ act-order g_idx: rows assigned to groups in a random order, group_size rows per group."""
+    perm = torch.randperm(k, generator=gen)
+    g = torch.empty(k, dtype=torch.int32)
+    g[perm] = (torch.arange(k) // group_size).to(torch.int32)
+    return g
+
+
+# ---- references ----
+
+
+def gptq_shuffle(q_weight: torch.Tensor, q_perm: torch.Tensor, bit: int) -> None:
+    """vLLM gptq_shuffle: reorder rows by q_perm (if non-empty), then ExLlama-shuffle each word block, in place."""
+    words = q_weight.cpu()
+    if q_perm.numel() > 0:
+        vals = unpack_stream(words, bit, 0)[q_perm.cpu().long()]
+        words = pack_stream(vals, bit, 0)
+    q_weight.copy_(exllama_shuffle_words(words, bit).to(q_weight.device))
+
+
+def gptq_gemm(
+    a: torch.Tensor,
+    b_q_weight: torch.Tensor,
+    b_gptq_qzeros: torch.Tensor,
+    b_gptq_scales: torch.Tensor,
+    b_g_idx: torch.Tensor,
+    use_exllama: bool,
+    use_v2_format: bool,
+    bit: int,
+) -> torch.Tensor:
+    """vLLM gptq_gemm: a [M, K] fp16 @ dequant(GPTQ weight) [K, N] -> fp16 [M, N]."""
+    dev = a.device
+    words = b_q_weight.cpu()
+    k = words.shape[0] * 32 // bit
+    groups = b_gptq_qzeros.shape[0]
+    zero = unpack_stream(b_gptq_qzeros.cpu(), bit, 1) + (0 if use_v2_format else 1)
+    scale = b_gptq_scales.cpu()
+    if use_exllama:
+        q = unpack_stream(exllama_unshuffle_words(words, bit), bit, 0)
+        g = torch.arange(k) // (k // groups)
+        w_sorted = dequantize_gptq(q, zero, scale, g)
+        if b_g_idx.numel() > 0:
+            w = torch.empty_like(w_sorted)
+            w[b_g_idx.cpu().long()] = w_sorted
+        else:
+            w = w_sorted
+    else:
+        q = unpack_stream(words, bit, 0)
+        w = dequantize_gptq(q, zero, scale, b_g_idx.cpu())
+    return (a.float() @ w.to(dev).float()).to(a.dtype)
+
+
+# ---- input generators ----
+
+
+def _dense_weight(k: int, n: int, gen: torch.Generator) -> torch.Tensor:
+    # Scaled by 1/sqrt(K) so products stay O(1) whatever K is, and one tolerance fits every K.
+    return torch.randn(k, n, generator=gen) / math.sqrt(k)
+
+
+def make_gptq_problem(params: dict, gen: torch.Generator) -> dict:
+    """Dense weight, its GPTQ quantization and packed tensors (standard, unshuffled layout)."""
+    k, n, bit = int(params["k"]), int(params["n"]), int(params["bit"])
+    gs = int(params.get("group_size", 128))
+    gs = k if gs in (-1, 0) else gs
+    groups = k // gs
+    v2 = bool(params.get("use_v2_format", False))
+    if params.get("act_order", False):
+        g_idx = act_order_g_idx(k, gs, gen)
+    else:
+        g_idx = (torch.arange(k) // gs).to(torch.int32)
+    w = _dense_weight(k, n, gen)
+    q, zero, scale = quantize_gptq(w, bit, g_idx, groups, v2=v2)
+    stored_zero = zero - (0 if v2 else 1)
+    return {
+        "q": q,
+        "zero": zero,
+        "scale": scale,
+        "g_idx": g_idx,
+        "qweight": pack_stream(q, bit, 0),
+        "qzeros": pack_stream(stored_zero, bit, 1),
+        "w_dq": dequantize_gptq(q, zero, scale, g_idx),
+    }
+
+
+def make_gptq_shuffle_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for gptq_shuffle: a GPTQ-packed weight and, for act-order, q_perm = argsort(g_idx)."""
+    gen = torch.Generator().manual_seed(seed)
+    p = make_gptq_problem(params, gen)
+    bit = int(params["bit"])
+    if params.get("act_order", False):
+        perm = torch.argsort(p["g_idx"], stable=True).to(torch.int32)
+    else:
+        perm = torch.empty(0, dtype=torch.int32)
+    return {"q_weight": p["qweight"].to(device), "q_perm": perm.to(device), "bit": bit}
+
+
+def make_gptq_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for gptq_gemm: fp16 activations and a GPTQ weight prepared as vLLM's GPTQLinearMethod does."""
+    gen = torch.Generator().manual_seed(seed)
+    p = make_gptq_problem(params, gen)
+    bit = int(params["bit"])
+    m, k = int(params["m"]), int(params["k"])
+    use_exllama = bool(params.get("use_exllama", True))
+    qweight = p["qweight"]
+    g_idx = p["g_idx"]
+    if use_exllama:
+        perm = (
+            torch.argsort(g_idx, stable=True).to(torch.int32)
+            if params.get("act_order", False)
+            else torch.empty(0, dtype=torch.int32)
+        )
+        qweight = qweight.clone()
+        gptq_shuffle(qweight, perm, bit)
+        g_idx = perm
+    a = torch.randn(m, k, generator=gen).half()
+    return {
+        "a": a.to(device),
+        "b_q_weight": qweight.to(device),
+        "b_gptq_qzeros": p["qzeros"].to(device),
+        "b_gptq_scales": p["scale"].to(device),
+        "b_g_idx": g_idx.to(device),
+        "use_exllama": use_exllama,
+        "use_v2_format": bool(params.get("use_v2_format", False)),
+        "bit": bit,
+    }
