@@ -31,10 +31,10 @@ class TimingConfig:
     """How to time: repetitions, warm-up, L2 flush, graph replay, and the memory allowed for fresh buffers."""
 
     warmup: int = 5
-    reps: int = 30
+    reps: int = 50
     flush_l2: bool = True
     graph: bool = False
-    graph_calls: int = 10
+    graph_calls: int = 20
     buffer_budget_bytes: int = 8 << 30
 
 
@@ -47,6 +47,7 @@ class Timing:
     median_us: float | None = None
     iqr_us: float | None = None
     reps: int = 0
+    span_median_us: float | None = None
     event_median_us: float | None = None
     graph_median_us: float | None = None
     launch_bound: bool = False
@@ -154,7 +155,11 @@ def _device_activities(prof: Any) -> list[tuple[int, int, int, str]]:
     for ev in prof.profiler.kineto_results.events():
         if ev.device_type() == torch.autograd.DeviceType.CPU:
             continue
-        if ev.activity_type() not in ("kernel", "gpu_memcpy", "gpu_memset"):
+        # activity_type() exists from torch 2.12; before, device-side records are exactly these plus annotations.
+        kind = ev.activity_type() if hasattr(ev, "activity_type") else None
+        if kind is not None and kind not in ("kernel", "gpu_memcpy", "gpu_memset"):
+            continue
+        if kind is None and ev.is_user_annotation():
             continue
         acts.append((ev.start_ns(), ev.end_ns(), ev.device_resource_id(), ev.name()))
     acts.sort()
@@ -179,12 +184,19 @@ def _spans(acts: list[tuple[int, int, int, str]], reps: int) -> tuple[list[float
 
 
 def _graph_time_us(fn: Callable[..., Any], sets: list[ArgSet], flush: Callable[[], None] | None,
-                   device: torch.device, calls: int) -> float | None:
-    """Replay one graph of `calls` calls (each on its own buffers, each after a flush) and subtract the flushes."""
-    if device.type != "cuda":
-        return None
+                   device: torch.device, calls: int) -> tuple[float, str]:
+    """µs per call from replaying one graph of many calls, each on its own buffers; and how L2 was kept cold.
+
+    With enough distinct buffer sets to cover 4x the L2, the rotation itself keeps every call's data cold
+    and the graph holds nothing but the calls. Otherwise a flush precedes each call and the replay time of
+    a graph of the flushes alone is subtracted.
+    """
     mod = torch.cuda
-    chosen = sets[:calls]
+    l2 = l2_bytes(device)
+    per_set = max(1, max(_nbytes(s) for s in sets))
+    half = max(calls, math.ceil(4 * l2 / per_set))
+    rotate = len(sets) >= 2 * half
+    chosen = sets[: 2 * half] if rotate else sets[:calls]
     stream = mod.Stream(device)
     stream.wait_stream(mod.current_stream(device))
     with mod.stream(stream):  # capture needs a side stream and a warm call on it
@@ -192,20 +204,21 @@ def _graph_time_us(fn: Callable[..., Any], sets: list[ArgSet], flush: Callable[[
             fn(*a, **kw)
     mod.current_stream(device).wait_stream(stream)
     mod.synchronize(device)
-    g_work, g_flush = mod.CUDAGraph(), mod.CUDAGraph()
-    with mod.graph(g_work):
-        for a, kw in chosen:
-            if flush:
-                flush()
-            fn(*a, **kw)
-    with mod.graph(g_flush):
-        for _ in chosen:
-            if flush:
-                flush()
+
+    def capture(items: list[ArgSet], with_flush: bool, with_calls: bool = True) -> Any:
+        g = mod.CUDAGraph()
+        with mod.graph(g):
+            for a, kw in items:
+                if with_flush and flush:
+                    flush()
+                if with_calls:
+                    fn(*a, **kw)
+        return g
 
     def replay(g: Any) -> float:
+        g.replay()  # the first replay uploads the graph
         times = []
-        for _ in range(5):
+        for _ in range(7):
             s, e = mod.Event(enable_timing=True), mod.Event(enable_timing=True)
             s.record()
             g.replay()
@@ -214,8 +227,14 @@ def _graph_time_us(fn: Callable[..., Any], sets: list[ArgSet], flush: Callable[[
             times.append(s.elapsed_time(e) * 1e3)
         return statistics.median(times)
 
-    replay(g_work), replay(g_flush)  # warm both graphs
-    return max(0.0, (replay(g_work) - replay(g_flush)) / len(chosen))
+    if rotate:
+        # Two graphs of n and 2n calls: their difference cancels the graph's own launch cost.
+        t_half, t_full = replay(capture(chosen[:half], False)), replay(capture(chosen, False))
+        return max(0.0, t_full - t_half) / half, f"graph-replay({half} calls difference, rotating buffers)"
+    if flush is None:
+        return replay(capture(chosen, False)) / len(chosen), f"graph-replay({len(chosen)} calls, warm L2)"
+    work, flushes = replay(capture(chosen, True)), replay(capture(chosen, True, with_calls=False))
+    return max(0.0, work - flushes) / len(chosen), f"graph-replay({len(chosen)} calls, flush subtracted)"
 
 
 def timer_functions() -> dict[str, Any]:
@@ -239,7 +258,9 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
         return unavailable("no accelerator: correctness only (Triton interpreter)")
     mod = _device_module(dev)
     base = [arg_sets(i) for i in range(min(4, config.reps))]
-    sets = fresh_arg_sets(base, config.reps + config.warmup, config.buffer_budget_bytes)
+    # Graph mode rotates through enough sets to cover 4x the L2; the budget caps them all.
+    want = config.reps + config.warmup + (max(2 * config.graph_calls, 256) if config.graph else 0)
+    sets = fresh_arg_sets(base, want, config.buffer_budget_bytes)
     flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
     flush = _flush_fn(dev, flush_bytes) if flush_bytes else None
 
@@ -281,20 +302,21 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
         method, median, iqr = "profiler-span", *_quantiles(spans)
     else:
         method, (median, iqr) = "events", _quantiles(event_us)
+    span_median = median if method == "profiler-span" else None
     graph_us, reason = None, ""
-    if config.graph:
+    if config.graph and dev.type == "cuda":
         try:
-            graph_us = _graph_time_us(fn, sets, flush, dev, config.graph_calls)
+            graph_us, method = _graph_time_us(fn, sets, flush, dev, config.graph_calls)
+            median = graph_us
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot be captured is timed eagerly
             reason = f"graph capture failed: {type(exc).__name__}: {exc}"[:300]
-        if graph_us is not None:
-            method, median = "graph-replay", graph_us
     return Timing(
         available=True,
         method=method,
         median_us=median,
         iqr_us=iqr,
         reps=config.reps,
+        span_median_us=span_median,
         event_median_us=event_median,
         graph_median_us=graph_us,
         launch_bound=median < LAUNCH_BOUND_US and event_median > 1.5 * max(median, 1e-9),
