@@ -1,0 +1,121 @@
+"""The verdict on one call of a candidate, from what its worker reported and the tensors it sent back.
+
+Pure: the evaluator's process runs this on CPU copies; the worker's evidence is data, and every check
+that can be made on the tensors themselves (types, shapes, values, input writes) is made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.compare import compare_output, flatten, unchanged
+from kernelgenbench.evaluator.dispatch_guard import compute_ops
+from kernelgenbench.evaluator.status import PASS, Status, Verdict
+
+_CRASH_MARKERS = ("illegal memory access", "cuda error", "hip error", "device-side assert", "acceleratorerror",
+                  "unspecified launch failure", "misaligned address")
+_MEMORY_MARKERS = ("out of memory", "can't allocate memory", "outofmemoryerror", "memoryerror", "cannot allocate memory")
+
+
+def classify_exception(exc_type: str, message: str, *, at_import: bool) -> Status:
+    """Status for an exception the candidate raised (at import or in its call)."""
+    text = f"{exc_type} {message}".lower()
+    if any(m in text for m in _MEMORY_MARKERS):
+        return Status.MEMORY_EXCEEDED
+    if any(m in text for m in _CRASH_MARKERS):
+        return Status.CRASHED
+    if at_import or "compilationerror" in text or "triton.compiler" in text:
+        return Status.COMPILE_ERROR
+    return Status.RUNTIME_ERROR
+
+
+def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> dict[str, str | None]:
+    """For each output leaf, the parameter whose storage it shares (None when fresh)."""
+    storages: dict[int, str] = {}
+    for name, v in args.items():
+        for t in v if isinstance(v, list) else [v]:
+            if isinstance(t, torch.Tensor) and t.numel():
+                storages.setdefault(t.untyped_storage().data_ptr(), name)
+    return {where: storages.get(v.untyped_storage().data_ptr()) if isinstance(v, torch.Tensor) and v.numel() else None
+            for where, v in leaves}
+
+
+def _fmt_ops(ops: list[str]) -> str:
+    return ", ".join(ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
+
+
+def judge_evidence(task: Task, header: Mapping[str, Any]) -> Verdict:
+    """Checks on the worker's evidence alone: tampering, exceptions, torch compute, Triton launches."""
+    tamper = list(header.get("tampering") or [])
+    if tamper:
+        return Verdict(Status.TAMPERING, "; ".join(tamper))
+    if header.get("event") == "error":
+        status = classify_exception(str(header.get("exc_type", "")), str(header.get("message", "")), at_import=False)
+        return Verdict(status, f"{header.get('exc_type')}: {header.get('message')}\n{header.get('traceback', '')}".strip())
+    compute = compute_ops(header.get("ops") or [], header.get("views") or [], category=task.category)
+    if compute:
+        return Verdict(Status.TORCH_FALLBACK, f"torch compute dispatched during the call: {_fmt_ops(compute)}")
+    if not header.get("launches"):
+        return Verdict(Status.NO_TRITON_LAUNCH, "no Triton kernel was launched during the call")
+    return PASS
+
+
+def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | None, *, ref_return: Any,
+               ref_args: Mapping[str, Any], pristine: Mapping[str, Any], device: str) -> tuple[Verdict, dict[str, float]]:
+    """The verdict on one round: evidence first, then outputs, then mutable and undeclared writes."""
+    stats: dict[str, float] = {}
+    v = judge_evidence(task, header)
+    if not v.passed:
+        return v, stats
+    if cand is None:
+        return Verdict(Status.INCORRECT_TYPE, "outputs could not be read back as plain tensors"), stats
+    ref_leaves = flatten(ref_return, "return") if ref_return is not None else []
+    metas = list(header.get("leaves") or [])
+    got = list(cand.get("returns") or [])
+    if ref_leaves:
+        if len(got) != len(ref_leaves) or len(metas) != len(got):
+            return Verdict(Status.INCORRECT_TYPE, f"returned {len(got)} value(s), expected {len(ref_leaves)}"), stats
+        dev_type = torch.device(device).type
+        ref_alias = storage_aliases(ref_leaves, ref_args) if task.semantics == "view" else {}
+        for (where, ref), out, meta in zip(ref_leaves, got, metas, strict=True):
+            if isinstance(ref, torch.Tensor):
+                if meta.get("type") != "torch.Tensor":
+                    return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {meta.get('type')}"), stats
+                if torch.device(str(meta.get("device"))).type != dev_type:
+                    return Verdict(Status.INCORRECT_TYPE, f"{where}: on device {meta.get('device')}, expected {dev_type}"), stats
+            verdict, s = compare_output(where, ref, out, semantics=task.semantics, tolerance=task.tolerance)
+            for k, x in s.items():
+                stats[k] = max(stats.get(k, 0.0), x)
+            if not verdict.passed:
+                return verdict, stats
+            if task.semantics == "view" and ref_alias.get(where) and meta.get("alias") != ref_alias[where]:
+                return Verdict(Status.INCORRECT_ALIASING,
+                               f"{where}: must be a view of {ref_alias[where]!r}, but it shares storage with "
+                               f"{meta.get('alias')!r}"), stats
+    cand_args = cand.get("args") or {}
+    for p in task.params:
+        if p.name not in pristine:
+            continue
+        after = cand_args.get(p.name)
+        if p.mutable:
+            pairs = zip(ref_args[p.name], after or [], strict=False) if isinstance(ref_args[p.name], list) else [(ref_args[p.name], after)]
+            for i, (ref, out) in enumerate(pairs):
+                sem = "deterministic" if task.semantics == "view" else task.semantics
+                verdict, s = compare_output(f"argument {p.name}" + (f"[{i}]" if isinstance(ref_args[p.name], list) else ""),
+                                            ref, out, semantics=sem, tolerance=task.tolerance)
+                for k, x in s.items():
+                    stats[k] = max(stats.get(k, 0.0), x)
+                if not verdict.passed:
+                    return verdict, stats
+        else:
+            before = pristine[p.name]
+            items = zip(before, after or [], strict=False) if isinstance(before, list) else [(before, after)]
+            for b, a in items:
+                verdict = unchanged(f"argument {p.name}", b, a)
+                if not verdict.passed:
+                    return verdict, stats
+    return PASS, stats

@@ -1,0 +1,435 @@
+"""The evaluator's main loop: every candidate in its own worker, every workload over fresh rounds.
+
+For each candidate: static checks, then a fresh worker imports it; for each workload and round the
+evaluator draws inputs from a seed, poisons pure outputs, runs the reference on clones, sends the
+inputs to the worker, and judges what comes back. Result rows (one per workload, one per candidate)
+are appended to the results file as soon as each is known; `resume` skips candidates already there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernelgenbench.dataset.record import Task, Workload
+from kernelgenbench.errors import DatasetError
+from kernelgenbench.evaluator import platform as platform_mod
+from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
+from kernelgenbench.evaluator.judge import classify_exception, judge_call
+from kernelgenbench.evaluator.solutions import Candidate
+from kernelgenbench.evaluator.static_checks import check_source
+from kernelgenbench.evaluator.status import Status, Verdict
+from kernelgenbench.evaluator.supervisor import Reply, Worker
+from kernelgenbench.evaluator.transfer import clone_tree, dumps, loads, move_tree
+
+CPU_TIMING = {"available": False, "reason": "no accelerator: correctness only (Triton interpreter)"}
+INTERPRETER_CAVEATS = (
+    "Triton's interpreter computes bf16 arithmetic wrongly: a kernel that computes in bf16 (instead of "
+    "loading bf16 and converting to fp32) can fail here and pass on a GPU",
+    "autotune with several configs does not run in the interpreter: use one fixed config on CPU",
+    "performance workloads are not run on CPU",
+)
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """How to evaluate: device, rounds, seeds, isolation limits and timing."""
+
+    device: str = "auto"
+    rounds: int = 3
+    seed: int = 0
+    import_timeout_s: float = 180.0
+    call_timeout_s: float = 120.0
+    timing_timeout_s: float = 600.0
+    memory_cap_bytes: int = 8 << 30
+    workers: int = 1
+    start_method: str = "forkserver"
+    time_performance: bool = True
+    timing: dict[str, Any] = field(default_factory=dict)  # TimingConfig overrides
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    """The verdict on one workload of one candidate."""
+
+    task_id: str
+    candidate_id: str
+    workload_id: str
+    purpose: str
+    status: Status
+    evidence: str = ""
+    rounds: int = 0
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    log_excerpt: str = ""
+    timing: dict[str, Any] | None = None
+    baselines: dict[str, Any] | None = None
+    sol: dict[str, Any] | None = None
+
+    def to_row(self, platform: dict[str, Any]) -> dict[str, Any]:
+        """The JSON line for this workload."""
+        return {"kind": "workload", "task_id": self.task_id, "candidate_id": self.candidate_id,
+                "workload_id": self.workload_id, "purpose": self.purpose, "status": self.status.value,
+                "evidence": self.evidence, "rounds": self.rounds, "max_abs_err": self.max_abs_err,
+                "max_rel_err": self.max_rel_err, "log_excerpt": self.log_excerpt, "timing": self.timing,
+                "baselines": self.baselines, "sol": self.sol, "platform": platform}
+
+
+@dataclass(frozen=True)
+class CandidateResult:
+    """The verdict on one candidate: its first failing workload's status, else passed."""
+
+    task_id: str
+    candidate_id: str
+    source: str
+    status: Status
+    evidence: str = ""
+    workloads: tuple[WorkloadResult, ...] = ()
+    model: str | None = None
+    method: str | None = None
+    tokens: int | None = None
+    code_sha256: str = ""
+    elapsed_s: float = 0.0
+    log_excerpt: str = ""
+    platform: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when every workload that ran passed."""
+        return self.status is Status.PASSED
+
+    def to_row(self) -> dict[str, Any]:
+        """The JSON line for this candidate."""
+        return {"kind": "task", "task_id": self.task_id, "candidate_id": self.candidate_id, "source": self.source,
+                "status": self.status.value, "evidence": self.evidence,
+                "workloads_run": sum(w.status is not Status.SKIPPED for w in self.workloads),
+                "workloads_passed": sum(w.status is Status.PASSED for w in self.workloads),
+                "model": self.model, "method": self.method, "tokens": self.tokens, "code_sha256": self.code_sha256,
+                "elapsed_s": round(self.elapsed_s, 3), "log_excerpt": self.log_excerpt, "platform": self.platform}
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> CandidateResult:
+        """A result read back from a results file (its workload rows are not attached)."""
+        return cls(task_id=row["task_id"], candidate_id=row["candidate_id"], source=row.get("source", ""),
+                   status=Status(row["status"]), evidence=row.get("evidence", ""), model=row.get("model"),
+                   method=row.get("method"), tokens=row.get("tokens"), code_sha256=row.get("code_sha256", ""),
+                   elapsed_s=float(row.get("elapsed_s") or 0.0), log_excerpt=row.get("log_excerpt", ""),
+                   platform=row.get("platform") or {})
+
+
+def seed_for(base: int, *parts: object) -> int:
+    """A stable 31-bit seed for one round of one workload."""
+    digest = hashlib.sha256(":".join(str(p) for p in (base, *parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a results file; a torn last line (a run killed mid-write) is ignored."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def finished(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """Candidate rows already in a results file, by (task_id, candidate_id)."""
+    return {(r["task_id"], r["candidate_id"]): r for r in read_rows(path) if r.get("kind") == "task"}
+
+
+class ResultsWriter:
+    """Appends JSON lines, one at a time, flushed at once (threads share one writer)."""
+
+    def __init__(self, path: Path | None, on_row: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.path = path
+        self.on_row = on_row
+        self._lock = threading.Lock()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
+                with path.open("a") as f:
+                    f.write("\n")  # a run killed mid-line left a torn row; start clean
+
+    def write(self, row: dict[str, Any]) -> None:
+        """Append one row."""
+        with self._lock:
+            if self.path is not None:
+                with self.path.open("a") as f:
+                    f.write(json.dumps(row, default=str, allow_nan=True) + "\n")
+                    f.flush()
+            if self.on_row is not None:
+                self.on_row(row)
+
+
+def _poison_(args: dict[str, Any], task: Task) -> None:
+    """Fill pure outputs (direction 'out') with NaN or a sentinel, so elements left unwritten show."""
+    for p in task.params:
+        if p.direction != "out" or p.name not in args:
+            continue
+        for t in args[p.name] if isinstance(args[p.name], list) else [args[p.name]]:
+            if not isinstance(t, torch.Tensor):
+                continue
+            if t.dtype.is_floating_point or t.dtype.is_complex:
+                t.fill_(float("nan"))
+            elif t.dtype == torch.bool:
+                t.fill_(True)
+            else:
+                t.fill_(torch.iinfo(t.dtype).max)
+
+
+def _to_cpu(value: Any) -> Any:
+    return move_tree(value, "cpu")
+
+
+class _Context:
+    """Shared state of one run: config, platform, writer, locks, reference cache."""
+
+    def __init__(self, config: EvalConfig, device: str, writer: ResultsWriter, workdir: Path) -> None:
+        self.config = config
+        self.device = device
+        self.writer = writer
+        self.workdir = workdir
+        self.platform = platform_mod.detect(device).to_dict()
+        if self.platform["interpreter"]:
+            self.platform["caveats"] = list(INTERPRETER_CAVEATS)
+        self.timing_lock = threading.Lock()
+        self._refs: dict[str, Any] = {}
+        self._ref_lock = threading.Lock()
+
+    @property
+    def on_cpu(self) -> bool:
+        return torch.device(self.device).type == "cpu"
+
+    def reference(self, task: Task) -> Any:
+        with self._ref_lock:
+            if task.id not in self._refs:
+                self._refs[task.id] = load_code(task.reference)  # type: ignore[arg-type]
+            return self._refs[task.id]
+
+
+def _import_verdict(reply: Reply) -> Verdict:
+    h = reply.header
+    if reply.kind in ("import_error", "setup_error"):
+        status = classify_exception(str(h.get("exc_type", "")), str(h.get("message", "")), at_import=True)
+        return Verdict(status, f"{h.get('exc_type')}: {h.get('message', '')}\n{h.get('traceback', '')}".strip())
+    if reply.kind in ("timeout", "crashed", "protocol_error"):
+        status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
+        return Verdict(status, f"while importing the candidate: {h.get('evidence', '')}")
+    if h.get("tampering"):
+        return Verdict(Status.TAMPERING, "at import: " + "; ".join(h["tampering"]))
+    if not h.get("entry_point_found"):
+        return Verdict(Status.MISSING_ENTRY_POINT, "the candidate does not define the task's entry point")
+    return Verdict(Status.PASSED)
+
+
+def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker) -> WorkloadResult:
+    cfg = ctx.config
+    ref_fn = ctx.reference(task)
+    stats: dict[str, float] = {}
+    last_args: dict[str, Any] = {}
+    last_ref: Any = None
+    base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
+    for r in range(cfg.rounds):
+        seed = seed_for(cfg.seed, task.id, w.id, r)
+        try:
+            args = make_args(task, w, seed=seed, device=ctx.device)
+            _poison_(args, task)
+            pristine = _to_cpu(args)
+            ref_args = clone_tree(args)
+            torch.manual_seed(seed)
+            pos, kw = split_call_args(task, ref_args)
+            ref_ret = ref_fn(*pos, **kw)
+        except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
+            return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
+                                  evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500])
+        ref_ret_cpu, ref_args_cpu = _to_cpu(ref_ret), _to_cpu(ref_args)
+        reply = worker.request({"op": "call", "args": dumps(pristine)}, cfg.call_timeout_s)
+        if reply.kind in ("timeout", "crashed", "protocol_error"):
+            status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
+            return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
+                                  evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}")
+        cand_out = None
+        if reply.payload is not None:
+            try:
+                cand_out = loads(reply.payload)
+            except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
+                cand_out = None
+        verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret_cpu, ref_args=ref_args_cpu,
+                                pristine=pristine, device=ctx.device)
+        for k, x in s.items():
+            stats[k] = max(stats.get(k, 0.0), x)
+        if not verdict.passed:
+            if verdict.status is Status.CRASHED:
+                worker.kill()  # a device error poisons the context: nothing after it can be trusted
+            return WorkloadResult(**base, status=verdict.status, rounds=r + 1, evidence=f"round {r} (seed {seed}): {verdict.evidence}",
+                                  max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
+                                  log_excerpt=worker.log_tail() if verdict.status is not Status.INCORRECT_NUMERICS else "")
+        last_args, last_ref = args, ref_ret
+    result = WorkloadResult(**base, status=Status.PASSED, rounds=cfg.rounds, max_abs_err=stats.get("max_abs_err"),
+                            max_rel_err=stats.get("max_rel_err"))
+    if w.purpose == "performance" and cfg.time_performance:
+        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref)
+    return result
+
+
+def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
+                   args: dict[str, Any], ref_out: Any) -> WorkloadResult:
+    if ctx.on_cpu:
+        return replace(result, timing=dict(CPU_TIMING))
+    cfg = ctx.config
+    seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
+    with ctx.timing_lock:
+        reply = worker.request({"op": "time", "workload_id": w.id, "seeds": seeds, "config": cfg.timing},
+                               cfg.timing_timeout_s)
+        if reply.kind != "timing":
+            return replace(result, timing={"available": False, "reason": f"timing failed: {reply.kind} "
+                                           f"{reply.header.get('evidence', '')}"}, log_excerpt=reply.log_tail)
+        if reply.header.get("tampering"):
+            return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
+        timing = reply.header.get("timing")
+        baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
+                                   device=ctx.device, seed=seeds[0])
+        sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out, device=ctx.device)
+    return replace(result, timing=timing, baselines=baselines, sol=sol)
+
+
+def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Call a timing helper that may not be installed; its absence or failure is recorded, not raised."""
+    import importlib
+
+    try:
+        fn = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        return {"available": False, "reason": f"{module}.{name} not available: {exc}"}
+    try:
+        out = fn(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - a baseline failure must not lose the candidate's result
+        return {"available": False, "reason": f"{name} failed: {exc!r}"[:500]}
+    return out.to_dict() if hasattr(out, "to_dict") else dict(out)
+
+
+def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateResult:
+    """All workloads of one candidate, in its own worker; rows are written as they are known."""
+    t0 = time.perf_counter()
+    meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "model": cand.model,
+            "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": ctx.platform}
+
+    def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "") -> CandidateResult:
+        res = CandidateResult(**meta, status=status, evidence=evidence, workloads=tuple(workloads),
+                              elapsed_s=time.perf_counter() - t0, log_excerpt=log)
+        ctx.writer.write(res.to_row())
+        return res
+
+    if task.reference is None:
+        return finish(Status.NO_REFERENCE, "the task record has no reference; it cannot be judged")
+    static = check_source(cand.code, filename=cand.origin or f"{cand.candidate_id}.py")
+    if not static.passed:
+        return finish(static.status, static.evidence)
+    tag = hashlib.sha256(f"{cand.task_id}\0{cand.candidate_id}".encode()).hexdigest()[:16]
+    code_path = ctx.workdir / f"kgb_candidate_{tag}.py"
+    code_path.write_text(cand.code)
+    setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
+             "entry_point": task.entry_point, "device": ctx.device, "record": task.to_dict(),
+             "memory_cap_bytes": ctx.config.memory_cap_bytes}
+    worker = Worker(setup, start_method=ctx.config.start_method)
+    results: list[WorkloadResult] = []
+    try:
+        ready = worker.receive(ctx.config.import_timeout_s)
+        v = _import_verdict(ready)
+        if not v.passed:
+            return finish(v.status, v.evidence, log=ready.log_tail or worker.log_tail())
+        order = sorted(task.workloads, key=lambda w: w.purpose != "correctness")
+        dead: str | None = None
+        for w in order:
+            base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
+            if dead is not None:
+                res = WorkloadResult(**base, status=Status.SKIPPED, evidence=dead)
+            elif w.purpose == "performance" and ctx.on_cpu:
+                res = WorkloadResult(**base, status=Status.SKIPPED, timing=dict(CPU_TIMING),
+                                     evidence="performance workload: not run on CPU (Triton interpreter)")
+            else:
+                res = _run_workload(ctx, task, cand, w, worker)
+                if not worker.alive:
+                    dead = f"not run: the worker died on workload {w.id} ({res.status.value})"
+            results.append(res)
+            ctx.writer.write(res.to_row(ctx.platform))
+        failed = next((r for r in results if r.status not in (Status.PASSED, Status.SKIPPED)), None)
+        if failed is not None:
+            return finish(failed.status, f"workload {failed.workload_id}: {failed.evidence}", results, failed.log_excerpt)
+        if not any(r.status is Status.PASSED for r in results):
+            return finish(Status.SKIPPED, "no workload of this task can run on this device", results)
+        return finish(Status.PASSED, "", results)
+    finally:
+        worker.close()
+
+
+def load_tasks_jsonl(path: Path) -> list[Task]:
+    """Task records from a JSON Lines file (one record per line)."""
+    tasks = []
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(Task.from_dict(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}:{i}: not valid JSON ({exc.msg})") from None
+    return tasks
+
+
+def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalConfig = EvalConfig(),
+        out: Path | None = None, resume: bool = False,
+        on_row: Callable[[dict[str, Any]], None] | None = None) -> list[CandidateResult]:
+    """Evaluate every candidate against its task; results in candidate order (resumed ones read back)."""
+    by_id = {t.id: t for t in tasks}
+    cands = list(candidates)
+    device = platform_mod.resolve_device(config.device)
+    done = finished(out) if (resume and out is not None) else {}
+    if out is not None and not resume and out.exists():
+        out.unlink()  # a fresh run owns its results file
+    writer = ResultsWriter(out, on_row)
+    results: dict[int, CandidateResult] = {}
+    todo: list[tuple[int, Task, Candidate]] = []
+    with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp:
+        ctx = _Context(config, device, writer, Path(tmp))
+        for i, c in enumerate(cands):
+            if (c.task_id, c.candidate_id) in done:
+                results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])
+            elif c.task_id not in by_id:
+                res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
+                                      status=Status.NO_REFERENCE, evidence="no such task in the dataset",
+                                      model=c.model, method=c.method, tokens=c.tokens, platform=ctx.platform)
+                writer.write(res.to_row())
+                results[i] = res
+            else:
+                todo.append((i, by_id[c.task_id], c))
+        if config.workers <= 1:
+            for i, t, c in todo:
+                results[i] = evaluate_candidate(ctx, t, c)
+        else:
+            with ThreadPoolExecutor(max_workers=config.workers) as pool:
+                futures = {i: pool.submit(evaluate_candidate, ctx, t, c) for i, t, c in todo}
+                for i, f in futures.items():
+                    results[i] = f.result()
+    return [results[i] for i in sorted(results)]
+
+
+def default_workers() -> int:
+    """Parallel workers by default: the CPU count, capped at 4 (each worker holds a Triton runtime)."""
+    return max(1, min(4, os.cpu_count() or 1))

@@ -1,0 +1,135 @@
+"""The evaluator's side of one worker process: start it, send requests, read replies under a deadline.
+
+A reply that does not come in time kills the worker (timeout); a worker that dies without replying is
+a crash, reported with its exit code or signal and the tail of its log. Replies are JSON headers and
+`torch.save` payloads read with `weights_only=True`; the evaluator never unpickles what a worker sends.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LOG_TAIL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What came back from the worker: an event header and, for results, the payload bytes."""
+
+    kind: str  # the worker's event, or 'timeout' / 'crashed' / 'protocol_error'
+    header: dict[str, Any] = field(default_factory=dict)
+    payload: bytes | None = None
+    log_tail: str = ""
+
+
+def _context(start_method: str) -> multiprocessing.context.BaseContext:
+    if start_method == "forkserver":
+        ctx = multiprocessing.get_context("forkserver")
+        # The server imports torch and triton once; each worker is forked from it before any candidate
+        # code has run anywhere, so it starts clean and fast.
+        ctx.set_forkserver_preload(["torch", "triton", "kernelgenbench.evaluator.worker",
+                                    "kernelgenbench.evaluator.compare", "kernelgenbench.dataset.record"])
+        return ctx
+    return multiprocessing.get_context(start_method)
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "worker still running"
+    if code < 0:
+        try:
+            return f"worker killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"worker killed by signal {-code}"
+    return f"worker exited with code {code} before replying"
+
+
+class Worker:
+    """One worker process serving one candidate."""
+
+    def __init__(self, setup: dict[str, Any], *, start_method: str = "forkserver") -> None:
+        from kernelgenbench.evaluator import worker as worker_mod
+
+        self.setup = setup
+        self.log_path = Path(setup["log_path"])
+        ctx = _context(start_method)
+        self._conn, child = ctx.Pipe(duplex=True)
+        self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
+        self._proc.start()
+        child.close()
+
+    def log_tail(self) -> str:
+        """The last part of what the candidate printed (and any fault traceback)."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return text[-LOG_TAIL_CHARS:]
+
+    def _died(self) -> Reply:
+        self._proc.join(timeout=5)
+        return Reply("crashed", {"evidence": _describe_exit(self._proc.exitcode)}, log_tail=self.log_tail())
+
+    def _recv(self, timeout: float) -> Reply | bytes:
+        try:
+            if not self._conn.poll(timeout):
+                self.kill()
+                return Reply("timeout", {"evidence": f"no reply within {timeout:g} s; worker killed"},
+                             log_tail=self.log_tail())
+            return self._conn.recv_bytes()
+        except (EOFError, OSError, ConnectionError):
+            return self._died()
+
+    def receive(self, timeout: float) -> Reply:
+        """The next reply (header, plus payload for results)."""
+        raw = self._recv(timeout)
+        if isinstance(raw, Reply):
+            return raw
+        try:
+            header = json.loads(raw)
+            kind = str(header["event"])
+        except (ValueError, KeyError, TypeError):
+            self.kill()
+            return Reply("protocol_error", {"evidence": "worker sent a malformed reply"}, log_tail=self.log_tail())
+        payload = None
+        if kind == "result":
+            more = self._recv(timeout)
+            if isinstance(more, Reply):
+                return more
+            payload = more
+        return Reply(kind, header, payload, log_tail=self.log_tail() if kind != "result" else "")
+
+    def request(self, msg: dict[str, Any], timeout: float) -> Reply:
+        """Send one request and wait for its reply."""
+        try:
+            self._conn.send(msg)
+        except (OSError, BrokenPipeError, EOFError):
+            return self._died()
+        return self.receive(timeout)
+
+    @property
+    def alive(self) -> bool:
+        """The worker process is running."""
+        return self._proc.is_alive()
+
+    def kill(self) -> None:
+        """Stop the worker now."""
+        if self._proc.is_alive():
+            self._proc.kill()
+        self._proc.join(timeout=5)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Ask the worker to exit, then make sure it has."""
+        if self._proc.is_alive():
+            try:
+                self._conn.send({"op": "exit"})
+            except (OSError, BrokenPipeError):
+                pass
+            self._proc.join(timeout=timeout)
+        self.kill()
+        self._conn.close()

@@ -1,0 +1,377 @@
+"""The worker process: imports one candidate and runs it on the inputs the evaluator sends.
+
+It never decides a verdict. It sends back, over its pipe, the tensors the call produced and wrote
+(as `torch.save` bytes) and the evidence it saw: aten ops dispatched, Triton launches, replaced
+functions, threads and streams left behind, exceptions. The candidate's stdout and stderr go to a log
+file (the evaluator shows its tail), never to the pipe, so nothing the candidate prints reaches the verdict.
+
+Messages to the evaluator are bytes: a JSON header, then (for results) one payload of tensors.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib.util
+import json
+import os
+import resource
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+TRACE_CHARS = 3000
+
+
+def _send(conn: Any, header: dict[str, Any], payload: bytes | None = None) -> None:
+    conn.send_bytes(json.dumps(header, default=str).encode())
+    if payload is not None:
+        conn.send_bytes(payload)
+
+
+def _trace(exc: BaseException) -> str:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return text[-TRACE_CHARS:]
+
+
+def _redirect_output(log_path: str) -> Any:
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    log = os.fdopen(fd, "w", buffering=1)
+    faulthandler.enable(file=log, all_threads=True)
+    return log
+
+
+def _vm_bytes() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _cap_memory(device: str, cap_bytes: int) -> str:
+    """Host: address space beyond what is mapped now; device: a share of device memory."""
+    if cap_bytes <= 0:
+        return "none"
+    import torch
+
+    kind = torch.device(device).type
+    if kind == "cpu":
+        limit = _vm_bytes() + cap_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return f"RLIMIT_AS {limit}"
+    mod = getattr(torch, kind)
+    total = mod.get_device_properties(torch.device(device)).total_memory
+    frac = min(1.0, cap_bytes / total)
+    if hasattr(mod, "set_per_process_memory_fraction"):
+        mod.set_per_process_memory_fraction(frac, torch.device(device))
+    return f"device fraction {frac:.3f}"
+
+
+def _watched() -> dict[str, tuple[Any, str]]:
+    """Functions the candidate must leave alone: comparison, timing, transfer, and the evaluator's own."""
+    import importlib
+    import multiprocessing.connection as mpc
+    import time as time_mod
+
+    import torch
+
+    pairs: dict[str, tuple[Any, str]] = {}
+    for owner, names, label in [
+        (torch, ["allclose", "isclose", "equal", "save", "load", "empty", "isnan", "isinf", "where"], "torch"),
+        (torch.testing, ["assert_close"], "torch.testing"),
+        (torch.Tensor, ["cpu", "to", "clone", "copy_", "untyped_storage", "data_ptr", "set_", "as_strided",
+                        "__eq__", "__ne__", "abs", "sum", "any", "all"], "torch.Tensor"),
+        (torch.cuda, ["synchronize", "current_stream", "Event"], "torch.cuda"),
+        (torch.cuda.Event, ["elapsed_time", "record", "synchronize", "query"], "torch.cuda.Event"),
+        (torch.profiler, ["profile"], "torch.profiler"),
+        (time_mod, ["perf_counter", "perf_counter_ns", "time", "monotonic", "sleep"], "time"),
+        (mpc.Connection, ["send_bytes", "recv_bytes", "recv", "send"], "Connection"),
+        (json, ["dumps"], "json"),
+        (threading, ["enumerate", "active_count"], "threading"),
+    ]:
+        for n in names:
+            if hasattr(owner, n):
+                pairs[f"{label}.{n}"] = (owner, n)
+    try:
+        import triton.testing
+
+        pairs["triton.testing.do_bench"] = (triton.testing, "do_bench")
+    except ImportError:
+        pass
+    for modname in ("kernelgenbench.evaluator.compare", "kernelgenbench.evaluator.worker",
+                    "kernelgenbench.evaluator.transfer", "kernelgenbench.evaluator.dispatch_guard",
+                    "kernelgenbench.evaluator.launch_hook", "kernelgenbench.evaluator.timing",
+                    "kernelgenbench.evaluator.inputs"):
+        try:
+            mod = importlib.import_module(modname)
+        except ImportError:
+            continue
+        for n, v in vars(mod).items():
+            if callable(v) and getattr(v, "__module__", None) == modname:
+                pairs[f"{modname}.{n}"] = (mod, n)
+        for cls_name in ("DispatchRecorder", "LaunchCounter"):
+            cls = getattr(mod, cls_name, None)
+            if isinstance(cls, type) and cls.__module__ == modname:
+                for n, v in vars(cls).items():
+                    if callable(v):
+                        pairs[f"{modname}.{cls_name}.{n}"] = (cls, n)
+    try:
+        from triton.runtime.jit import JITFunction
+
+        pairs["triton.JITFunction.run"] = (JITFunction, "run")
+        from triton.runtime.interpreter import InterpretedFunction
+
+        pairs["triton.InterpretedFunction.run"] = (InterpretedFunction, "run")
+    except ImportError:
+        pass
+    import builtins
+
+    for n in ("isinstance", "type", "len", "getattr", "id"):
+        pairs[f"builtins.{n}"] = (builtins, n)
+    return pairs
+
+
+class _Sentinel:
+    pass
+
+
+_MISSING = _Sentinel()
+
+
+def _snapshot(watched: dict[str, tuple[Any, str]]) -> dict[str, Any]:
+    return {k: owner.__dict__.get(n, _MISSING) if isinstance(owner, type) else getattr(owner, n, _MISSING)
+            for k, (owner, n) in watched.items()}
+
+
+def _tampered(watched: dict[str, tuple[Any, str]], snap: dict[str, Any]) -> list[str]:
+    now = _snapshot(watched)
+    return [f"{k} was replaced" for k in watched if now[k] is not snap[k]]
+
+
+class _Activity:
+    """Threads started and side streams created by the candidate (counted by wrapping their constructors)."""
+
+    def __init__(self) -> None:
+        self.threads_started: list[str] = []
+        self.streams_created = 0
+        self.baseline = {t.ident for t in threading.enumerate()}
+
+    def install(self) -> None:
+        import torch
+
+        start = threading.Thread.start
+        act = self
+
+        def counted_start(thread: threading.Thread) -> None:
+            act.threads_started.append(thread.name)
+            start(thread)
+
+        threading.Thread.start = counted_start  # type: ignore[method-assign]
+        for kind in ("cuda", "xpu"):
+            mod = getattr(torch, kind, None)
+            stream_cls = getattr(mod, "Stream", None) if mod is not None else None
+            if isinstance(stream_cls, type) and "__new__" in stream_cls.__dict__:
+                orig_new = stream_cls.__dict__["__new__"]
+                orig_new = orig_new.__func__ if isinstance(orig_new, staticmethod) else orig_new
+
+                def counted_new(cls: type, *a: Any, _orig: Any = orig_new, **kw: Any) -> Any:
+                    act.streams_created += 1
+                    return _orig(cls, *a, **kw)
+
+                stream_cls.__new__ = staticmethod(counted_new)  # type: ignore[assignment]
+
+    def alive_extra(self) -> list[str]:
+        return [t.name for t in threading.enumerate() if t.ident not in self.baseline and t.is_alive()]
+
+    def evidence(self) -> list[str]:
+        ev = []
+        if self.threads_started:
+            ev.append(f"candidate started thread(s) {self.threads_started}")
+        extra = self.alive_extra()
+        if extra:
+            ev.append(f"thread(s) still running: {extra}")
+        if self.streams_created:
+            ev.append(f"candidate created {self.streams_created} side stream(s)")
+        return ev
+
+
+def _import_candidate(path: str) -> Any:
+    spec = importlib.util.spec_from_file_location("kgb_candidate", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["kgb_candidate"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sync(device: str) -> None:
+    import torch
+
+    kind = torch.device(device).type
+    if kind != "cpu":
+        getattr(torch, kind).synchronize()
+
+
+def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
+    import torch
+
+    meta: dict[str, Any] = {"type": f"{type(value).__module__}.{type(value).__qualname__}"}
+    if isinstance(value, torch.Tensor):
+        meta["device"] = str(value.device)
+        meta["alias"] = storages.get(value.untyped_storage().data_ptr()) if value.numel() else None
+    return meta
+
+
+def _portable(value: Any) -> Any:
+    """What may cross the pipe for one output leaf: a plain CPU tensor, a plain scalar, or None."""
+    import torch
+
+    from kernelgenbench.evaluator.transfer import move
+
+    if isinstance(value, torch.Tensor):
+        plain = value if type(value) is torch.Tensor else value.as_subclass(torch.Tensor)
+        return move(plain.detach(), "cpu")
+    if value is None or type(value) in (int, float, bool, complex, str):
+        return value
+    return None
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        out: list[Any] = []
+        for v in value:
+            out.extend(_flatten(v))
+        return out
+    return [value]
+
+
+def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str, category: str) -> tuple[dict, bytes | None]:
+    from kernelgenbench.evaluator.dispatch_guard import DispatchRecorder
+    from kernelgenbench.evaluator.inputs import split_call_args
+    from kernelgenbench.evaluator.launch_hook import LaunchCounter
+    from kernelgenbench.evaluator.transfer import dumps, move
+
+    storages: dict[int, str] = {}
+    for name, v in args.items():
+        for t in _flatten(v):
+            if hasattr(t, "untyped_storage") and t.numel():
+                storages.setdefault(t.untyped_storage().data_ptr(), name)
+    pos, kw = split_call_args(task, args)
+    rec = DispatchRecorder()
+    counter = LaunchCounter(rec)
+    t0 = time.perf_counter()
+    try:
+        with counter.active(), rec:
+            ret = fn(*pos, **kw)
+        _sync(device)
+    except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
+        return {"event": "error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                "message": str(exc)[:500], "traceback": _trace(exc),
+                "launches": dict(counter.launches), "ops": list(rec.ops)}, None
+    elapsed = time.perf_counter() - t0
+    leaves = _flatten(ret) if ret is not None else []
+    header = {
+        "event": "result",
+        "elapsed_s": elapsed,
+        "launches": dict(counter.launches),
+        "ops": list(rec.ops),
+        "views": sorted(rec.views),
+        "ops_in_launch": sum(rec.in_launch.values()),
+        "returns_none": ret is None,
+        "leaves": [_leaf_meta(v, storages) for v in leaves],
+    }
+    payload = {"returns": [_portable(v) for v in leaves],
+               "args": {k: [move(t, "cpu") if hasattr(t, "untyped_storage") else t for t in v] if isinstance(v, list)
+                        else (move(v, "cpu") if hasattr(v, "untyped_storage") else None) for k, v in args.items()}}
+    return header, dumps(payload)
+
+
+def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str) -> dict[str, Any]:
+    from kernelgenbench.evaluator import timing
+    from kernelgenbench.evaluator.inputs import make_args, split_call_args
+
+    workload = next(w for w in task.workloads if w.id == msg["workload_id"])
+    seeds = msg["seeds"]
+
+    def arg_sets(i: int) -> tuple[list[Any], dict[str, Any]]:
+        return split_call_args(task, make_args(task, workload, seed=seeds[i % len(seeds)], device=device))
+
+    config = timing.TimingConfig(**msg.get("config", {}))
+    return timing.time_callable(fn, arg_sets, device=device, config=config).to_dict()
+
+
+def main(conn: Any, setup: dict[str, Any]) -> None:
+    """Worker entry point (run in a fresh process): import the candidate, then serve call/time requests."""
+    log = _redirect_output(setup["log_path"])
+    device = setup["device"]
+    if torch_device_type(device) == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+    activity = _Activity()
+    try:
+        cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)))
+        import torch
+
+        from kernelgenbench.dataset.record import Task
+        from kernelgenbench.evaluator.transfer import loads, move_tree
+
+        task = Task.from_dict(setup["record"])
+        if torch.device(device).type == "cuda":
+            torch.cuda.set_device(torch.device(device))
+        watched = _watched()
+        snap = _snapshot(watched)
+        activity.install()
+        watched.update({"threading.Thread.start": (threading.Thread, "start")})
+        snap = {**snap, "threading.Thread.start": threading.Thread.__dict__["start"]}
+    except BaseException as exc:  # noqa: BLE001 - report the setup failure instead of dying silently
+        _send(conn, {"event": "setup_error", "exc_type": type(exc).__name__, "traceback": _trace(exc)})
+        return
+    t0 = time.perf_counter()
+    try:
+        module = _import_candidate(setup["code_path"])
+    except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
+        _send(conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                     "message": str(exc)[:500], "traceback": _trace(exc)})
+        return
+    fn = getattr(module, setup["entry_point"], None)
+    tamper = _tampered(watched, snap) + activity.evidence()
+    _send(conn, {"event": "ready", "import_s": time.perf_counter() - t0, "memory_cap": cap,
+                 "entry_point_found": callable(fn), "tampering": tamper})
+    if not callable(fn) or tamper:
+        return
+    keep: list[Any] = []  # the previous round's buffers stay alive, so every round gets fresh addresses
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        op = msg.get("op")
+        if op == "exit":
+            return
+        if op == "call":
+            args = move_tree(loads(msg["args"]), device)
+            header, payload = _run_call(fn, task, args, device, task.category)
+            header["tampering"] = _tampered(watched, snap) + activity.evidence()
+            keep[:] = [args, payload]
+            _send(conn, header, payload)
+        elif op == "time":
+            try:
+                result = _time(fn, task, msg, device)
+                _send(conn, {"event": "timing", "timing": result, "tampering": _tampered(watched, snap)})
+            except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
+                _send(conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
+                             "traceback": _trace(exc)})
+        log.flush()
+
+
+def torch_device_type(device: str) -> str:
+    """'cuda' for 'cuda:0' without importing torch."""
+    return device.split(":", 1)[0]
