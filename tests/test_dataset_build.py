@@ -48,13 +48,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("config", sorted(EXPECTED))
-def test_load_dataset_reads_each_config_offline(built: Path, config: str) -> None:
-    ds = datasets.load_dataset(str(built), config, split="test")
+def test_load_dataset_reads_each_config_offline(built: Path, config: str, tmp_path: Path) -> None:
+    ds = datasets.load_dataset(str(built), config, split="test", cache_dir=str(tmp_path))
     assert ds["id"] == EXPECTED[config]
 
 
-def test_columns_are_typed(built: Path) -> None:
-    ds = datasets.load_dataset(str(built), "ms", split="test")
+def test_columns_are_typed(built: Path, tmp_path: Path) -> None:
+    ds = datasets.load_dataset(str(built), "ms", split="test", cache_dir=str(tmp_path))
     f = ds.features
     assert f["tags"] == datasets.List(datasets.Value("string"))
     assert f["provenance"]["line"] == datasets.Value("int64")

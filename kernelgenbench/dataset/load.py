@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,13 @@ def _rows_from_dataset(target: str, config: str, split: str, revision: str | Non
     if _is_local(target) and not Path(target).expanduser().is_dir():
         raise DatasetError(f"{target}: no such dataset folder; pass a folder `kgb build` wrote, a JSONL file or a Hub id")
     try:
-        return datasets.load_dataset(str(Path(target).expanduser()) if _is_local(target) else target,
-                                     config, split=split, revision=revision)
+        if _is_local(target):
+            # datasets keys its cache of a local folder by the folder's name and config, so a rebuilt or
+            # different folder of the same name can come back stale: read local folders through a fresh cache.
+            with tempfile.TemporaryDirectory(prefix="kgb-load-") as cache:
+                return datasets.load_dataset(str(Path(target).expanduser()), config, split=split,
+                                             cache_dir=cache, keep_in_memory=True)
+        return datasets.load_dataset(target, config, split=split, revision=revision)
     except DatasetNotFoundError as exc:
         raise DatasetError(f"{target}: dataset not found (or not accessible with your token): {exc}") from exc
     except ConnectionError as exc:
