@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "kernelgenbench.cli.publish",
     "kernelgenbench.cli.prompt",
     "kernelgenbench.cli.extract_aten",
+    "kernelgenbench.cli.report",
 )
 
 for _name in _COMMAND_MODULES:

@@ -329,8 +329,3 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
         reason=reason,
     )
 
-
-def geomean(xs: Sequence[float]) -> float:
-    """Geometric mean of positive numbers (nan for none)."""
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan

@@ -1,0 +1,25 @@
+"""`kgb report RESULTS.jsonl [--html FILE]`: summary tables and an offline HTML page of speedups and SOL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer, extract_app: typer.Typer) -> None:
+    """Add the `report` command to `kgb`."""
+
+    @app.command("report")
+    def report(
+        results: Path = typer.Argument(..., help="Results JSONL written by `kgb eval --out`."),
+        html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML page with plots."),
+    ) -> None:
+        """Summarize speedups (against the reference, the native library, torch.compile), fast_p and SOL."""
+        from kernelgenbench.evaluator.report import collect, read_results, render_html, render_text
+
+        cands = collect(read_results(results))
+        typer.echo(render_text(cands))
+        if html is not None:
+            html.write_text(render_html(cands, title=f"kernelgenbench: {results.name}"))
+            typer.echo(f"wrote {html}")

@@ -1,0 +1,244 @@
+"""Speed reports from a results file: speedups against each baseline, fast_p, geomean, speed of light.
+
+Pure functions over the JSON lines the evaluator writes ('task' rows with the verdict, 'workload' rows with
+timings); the HTML page is one self-contained file with inline SVG, viewable offline.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernelgenbench.errors import KgbError
+
+FAST_P = (0.0, 1.0, 1.5, 2.0)
+BASELINES = ("reference", "native", "compile")
+
+
+@dataclass(frozen=True)
+class WorkloadSpeed:
+    """One timed workload of one candidate."""
+
+    workload_id: str
+    median_us: float
+    speedup: Mapping[str, float]  # baseline name -> baseline time / candidate time
+    sol_fraction: float | None
+    launch_bound: bool
+
+
+@dataclass(frozen=True)
+class CandidateSpeed:
+    """A candidate's verdict and its timed workloads."""
+
+    task_id: str
+    candidate_id: str
+    source: str
+    category: str
+    passed: bool
+    status: str
+    workloads: tuple[WorkloadSpeed, ...] = field(default_factory=tuple)
+
+    def speedup(self, baseline: str) -> float | None:
+        """Geometric mean over the timed workloads of the speedup against `baseline`, or None when untimed."""
+        return geomean([w.speedup[baseline] for w in self.workloads if baseline in w.speedup])
+
+    @property
+    def sol_fraction(self) -> float | None:
+        """Geometric mean of the fraction of speed of light over the timed workloads."""
+        return geomean([w.sol_fraction for w in self.workloads if w.sol_fraction])
+
+
+def geomean(xs: Iterable[float]) -> float | None:
+    """Geometric mean of the positive values, or None when there are none."""
+    vals = [x for x in xs if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results JSONL; a torn last line is ignored, any other bad line is an error."""
+    if not path.exists():
+        raise KgbError(f"{path}: no such results file; pass the --out file of `kgb eval`")
+    rows = []
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if i == len(lines):
+                break
+            raise KgbError(f"{path}:{i}: not a JSON line ({exc.msg}); is this a `kgb eval` results file?") from None
+    return rows
+
+
+def _median(t: Mapping[str, Any] | None) -> float | None:
+    if not t or not t.get("available"):
+        return None
+    return t.get("median_us")
+
+
+def _workload_speed(row: Mapping[str, Any]) -> WorkloadSpeed | None:
+    cand = _median(row.get("timing"))
+    if not cand:
+        return None
+    speedup = {}
+    for name, t in (row.get("baselines") or {}).items():
+        base = _median(t)
+        if base:
+            speedup[name] = base / cand
+    sol = row.get("sol") or {}
+    frac = sol["floor_us"] / cand if sol.get("available") and sol.get("floor_us") else None
+    return WorkloadSpeed(row["workload_id"], cand, speedup, frac, bool(row["timing"].get("launch_bound")))
+
+
+def collect(rows: Sequence[Mapping[str, Any]]) -> list[CandidateSpeed]:
+    """One CandidateSpeed per task row, with the timed workload rows of the same candidate attached."""
+    timed: dict[tuple[str, str], list[WorkloadSpeed]] = defaultdict(list)
+    for r in rows:
+        if r.get("kind") == "workload" and r.get("status") == "passed":
+            w = _workload_speed(r)
+            if w:
+                timed[(r["task_id"], r["candidate_id"])].append(w)
+    out = []
+    for r in rows:
+        if r.get("kind") != "task":
+            continue
+        key = (r["task_id"], r["candidate_id"])
+        out.append(CandidateSpeed(
+            task_id=r["task_id"], candidate_id=r["candidate_id"], source=r.get("source") or r["task_id"].split("/")[0],
+            category=r.get("category") or "", passed=r.get("status") == "passed", status=r.get("status", ""),
+            workloads=tuple(timed.get(key, ())),
+        ))
+    return out
+
+
+def fast_p(cands: Sequence[CandidateSpeed], p: float, baseline: str) -> float | None:
+    """Share of candidates that are correct and faster than p x the baseline (KernelBench's fast_p)."""
+    if not cands:
+        return None
+    hits = sum(1 for c in cands if c.passed and (c.speedup(baseline) or 0.0) > p)
+    return hits / len(cands)
+
+
+def summary_rows(cands: Sequence[CandidateSpeed], baseline: str) -> list[dict[str, Any]]:
+    """Per source, per (source, category) and overall: count, correct share, fast_p, geomean speedup, SOL."""
+    groups: dict[tuple[str, str], list[CandidateSpeed]] = defaultdict(list)
+    for c in cands:
+        groups[(c.source, "")].append(c)
+        groups[(c.source, c.category or "-")].append(c)
+        groups[("all", "")].append(c)
+    rows = []
+    for (source, category), cs in sorted(groups.items(), key=lambda kv: (kv[0][0] == "all", kv[0])):
+        correct = [c for c in cs if c.passed]
+        rows.append({
+            "source": source, "category": category, "n": len(cs),
+            "correct": len(correct) / len(cs),
+            **{f"fast_{p:g}": fast_p(cs, p, baseline) for p in FAST_P},
+            "geomean_speedup": geomean(c.speedup(baseline) for c in correct if c.speedup(baseline)),
+            "geomean_sol": geomean(c.sol_fraction for c in correct if c.sol_fraction),
+            "timed": sum(1 for c in correct if c.workloads),
+            "launch_bound_workloads": sum(w.launch_bound for c in correct for w in c.workloads),
+        })
+    return rows
+
+
+def _fmt(x: Any, pct: bool = False) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{100 * x:.0f}%" if pct else f"{x:.3g}"
+    return str(x)
+
+
+def render_text(cands: Sequence[CandidateSpeed]) -> str:
+    """The summary tables, one per baseline that has any timing, as plain text."""
+    out = []
+    for baseline in BASELINES:
+        if not any(baseline in w.speedup for c in cands for w in c.workloads):
+            continue
+        out.append(f"speedup against the {baseline} baseline (geomean over correct candidates; fast_p = correct "
+                   f"and faster than p x)")
+        head = ["source", "category", "n", "correct", *[f"fast_{p:g}" for p in FAST_P], "geomean", "SOL", "timed"]
+        out.append("  ".join(f"{h:>10s}" for h in head))
+        for r in summary_rows(cands, baseline):
+            vals = [r["source"], r["category"], r["n"], _fmt(r["correct"], True),
+                    *[_fmt(r[f"fast_{p:g}"], True) for p in FAST_P], _fmt(r["geomean_speedup"]),
+                    _fmt(r["geomean_sol"], True), r["timed"]]
+            out.append("  ".join(f"{v!s:>10s}" for v in vals))
+        out.append("")
+    if not out:
+        n_ok = sum(c.passed for c in cands)
+        out.append(f"{len(cands)} candidates, {n_ok} correct; no timings in this file (a CPU run checks correctness only)")
+    return "\n".join(out)
+
+
+def _svg_bars(items: Sequence[tuple[str, float, str]], title: str, log: bool, ref_line: float | None) -> str:
+    """A horizontal bar chart as inline SVG: (label, value, colour group) per bar."""
+    if not items:
+        return f"<p>{html.escape(title)}: nothing timed.</p>"
+    width, bar_h, left = 760, 16, 300
+    height = 40 + bar_h * len(items)
+    vals = [v for _, v, _ in items]
+    if log:
+        lo, hi = min(min(vals), 0.5), max(max(vals), 2.0)
+        scale = lambda v: (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo))  # noqa: E731
+    else:
+        hi = max(max(vals), ref_line or 0.0, 1e-9)
+        scale = lambda v: v / hi  # noqa: E731
+    colours = {"aten": "#4c72b0", "vllm": "#dd8452", "cublas": "#55a868"}
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">',
+             f'<text x="4" y="16" font-size="13" font-weight="bold">{html.escape(title)}</text>']
+    for i, (label, v, group) in enumerate(items):
+        y = 28 + i * bar_h
+        w = max(1.0, scale(v) * (width - left - 60))
+        parts.append(f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{html.escape(label)}</text>')
+        parts.append(f'<rect x="{left}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" '
+                     f'fill="{colours.get(group, "#8172b3")}"><title>{html.escape(label)}: {v:.3g}</title></rect>')
+        parts.append(f'<text x="{left + w + 4:.1f}" y="{y + 12}" font-size="10">{v:.3g}</text>')
+    if ref_line is not None:
+        x = left + scale(ref_line) * (width - left - 60)
+        parts.append(f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height}" stroke="#c44e52" stroke-dasharray="4"/>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench report") -> str:
+    """A self-contained HTML page: summary tables and per-task plots of speedup and fraction of speed of light."""
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    for baseline in BASELINES:
+        if not any(baseline in w.speedup for c in cands for w in c.workloads):
+            continue
+        body.append(f"<h2>Against the {baseline} baseline</h2><table><tr>"
+                    + "".join(f"<th>{h}</th>" for h in ["source", "category", "n", "correct",
+                                                       *[f"fast_{p:g}" for p in FAST_P], "geomean speedup",
+                                                       "geomean SOL", "timed"]) + "</tr>")
+        for r in summary_rows(cands, baseline):
+            cells = [r["source"], r["category"], r["n"], _fmt(r["correct"], True),
+                     *[_fmt(r[f"fast_{p:g}"], True) for p in FAST_P], _fmt(r["geomean_speedup"]),
+                     _fmt(r["geomean_sol"], True), r["timed"]]
+            body.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+        body.append("</table>")
+        ordered = sorted((c for c in cands if c.passed and c.speedup(baseline)), key=lambda c: (c.source, c.category, c.task_id))
+        items = [(f"{c.task_id} [{c.category}]" + (f" #{c.candidate_id}" if c.candidate_id else ""),
+                  c.speedup(baseline), c.source) for c in ordered]
+        body.append(_svg_bars(items, f"speedup vs {baseline} per task (log scale; dashed: 1x)", True, 1.0))
+    sol = sorted((c for c in cands if c.passed and c.sol_fraction), key=lambda c: (c.source, c.category, c.task_id))
+    body.append("<h2>Fraction of speed of light</h2>")
+    body.append(_svg_bars([(f"{c.task_id} [{c.category}]", c.sol_fraction, c.source) for c in sol],
+                          "measured floor time / kernel time per task (1.0 = the device's limit)", False, 1.0))
+    failed = [c for c in cands if not c.passed]
+    if failed:
+        body.append("<h2>Not correct</h2><ul>" + "".join(
+            f"<li>{html.escape(c.task_id)} {html.escape(c.candidate_id)}: {html.escape(c.status)}</li>" for c in failed)
+            + "</ul>")
+    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1em}"
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>")

@@ -1,0 +1,73 @@
+"""`kgb report`: speedups against each baseline, fast_p, geomean and SOL from a results file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.cli.main import app
+from kernelgenbench.evaluator.report import collect, fast_p, read_results, render_html, summary_rows
+
+
+def _timing(us: float, launch_bound: bool = False) -> dict:
+    return {"available": True, "median_us": us, "launch_bound": launch_bound}
+
+
+def _rows() -> list[dict]:
+    rows = []
+    # aten/a: 2x and 8x faster than the reference on two workloads -> geomean 4x; at 50% of SOL.
+    rows.append({"kind": "task", "task_id": "aten/a", "candidate_id": "c0", "source": "aten",
+                 "category": "elementwise", "status": "passed"})
+    for wid, us, ref in (("p0", 10.0, 20.0), ("p1", 10.0, 80.0)):
+        rows.append({"kind": "workload", "task_id": "aten/a", "candidate_id": "c0", "workload_id": wid,
+                     "status": "passed", "timing": _timing(us),
+                     "baselines": {"reference": _timing(ref), "native": _timing(ref)},
+                     "sol": {"available": True, "floor_us": 5.0}})
+    # vllm/b: correct, 0.5x the reference.
+    rows.append({"kind": "task", "task_id": "vllm/b", "candidate_id": "c0", "source": "vllm",
+                 "category": "normalization", "status": "passed"})
+    rows.append({"kind": "workload", "task_id": "vllm/b", "candidate_id": "c0", "workload_id": "p0",
+                 "status": "passed", "timing": _timing(4.0, True),
+                 "baselines": {"reference": _timing(2.0), "native": {"available": False, "reason": "no vllm"}},
+                 "sol": {"available": False}})
+    # cublas/c: incorrect; its (fast) timing must not count.
+    rows.append({"kind": "task", "task_id": "cublas/c", "candidate_id": "c0", "source": "cublas",
+                 "category": "gemm", "status": "incorrect_numerics"})
+    return rows
+
+
+def test_speedups_fast_p_and_sol() -> None:
+    cands = {c.task_id: c for c in collect(_rows())}
+    assert cands["aten/a"].speedup("reference") == pytest.approx(4.0)
+    assert cands["aten/a"].sol_fraction == pytest.approx(0.5)
+    assert cands["vllm/b"].speedup("native") is None
+    allc = list(cands.values())
+    assert fast_p(allc, 0.0, "reference") == pytest.approx(2 / 3)  # the incorrect one never counts
+    assert fast_p(allc, 1.0, "reference") == pytest.approx(1 / 3)
+    assert fast_p(allc, 4.5, "reference") == 0.0
+    overall = [r for r in summary_rows(allc, "reference") if r["source"] == "all"][0]
+    assert overall["geomean_speedup"] == pytest.approx((4.0 * 0.5) ** 0.5)
+    assert overall["correct"] == pytest.approx(2 / 3) and overall["launch_bound_workloads"] == 1
+    page = render_html(allc)
+    assert page.count("<svg") == 3 and "aten/a [elementwise]" in page and "incorrect_numerics" in page
+
+
+def test_cli_report_writes_html(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    res = tmp_path / "r.jsonl"
+    res.write_text("\n".join(json.dumps(r) for r in _rows()) + "\n{\"kind\": \"ta")  # torn last line
+    assert len(read_results(res)) == len(_rows())
+    out = CliRunner().invoke(app, ["report", str(res), "--html", str(tmp_path / "r.html")])
+    assert out.exit_code == 0, out.output
+    assert "speedup against the reference baseline" in out.output
+    assert (tmp_path / "r.html").read_text().startswith("<!doctype html>")
+
+
+def test_a_corrupt_results_file_is_a_one_line_error(tmp_path: Path) -> None:
+    res = tmp_path / "r.jsonl"
+    res.write_text("garbage\n{}\n")
+    with pytest.raises(Exception, match=r"r.jsonl:1: not a JSON line"):
+        read_results(res)
