@@ -29,9 +29,16 @@ def _rows_from_dataset(target: str, config: str, split: str, revision: str | Non
         if _is_local(target):
             # datasets keys its cache of a local folder by the folder's name and config, so a rebuilt or
             # different folder of the same name can come back stale: read local folders through a fresh cache.
-            with tempfile.TemporaryDirectory(prefix="kgb-load-") as cache:
-                return datasets.load_dataset(str(Path(target).expanduser()), config, split=split,
-                                             cache_dir=cache, keep_in_memory=True)
+            # Preparing that private copy is our doing, not a download, so its progress bar is not shown.
+            quiet = datasets.are_progress_bars_disabled()
+            datasets.disable_progress_bars()
+            try:
+                with tempfile.TemporaryDirectory(prefix="kgb-load-") as cache:
+                    return datasets.load_dataset(str(Path(target).expanduser()), config, split=split,
+                                                 cache_dir=cache, keep_in_memory=True)
+            finally:
+                if not quiet:
+                    datasets.enable_progress_bars()
         return datasets.load_dataset(target, config, split=split, revision=revision)
     except DatasetNotFoundError as exc:
         raise DatasetError(f"{target}: dataset not found (or not accessible with your token): {exc}") from exc
