@@ -141,7 +141,7 @@ def extract(
         from torch.testing._internal.common_methods_invocations import op_db
 
         # out= tasks adopt their functional overload's samples, so those are traced too.
-        need = wanted | {relations[q].functional for q in wanted if relations[q].functional}
+        need = wanted | {r for q in wanted for r in (relations[q].functional, relations[q].mutable) if r}
         step = progress("trace OpInfo", len(op_db))
         traced, failed = trace_op_db(need.__contains__, cap=cap, on_opinfo=lambda _: step())
     doc = functools.cache(docstring)
@@ -163,7 +163,10 @@ def extract(
             d = doc(pf.base_name, pf.func.python_module)
         rec = base_record(pf, source=src, relations=relations[q], registered_mismatch=mismatch,
                           curated_name=curated_name, doc=d)
-        workloads, origins, reasons = builder.build(rec, relations[q].functional, curated_name is not None, opinfo)
+        # An out= task's tensors are shaped by the overload that returns fresh outputs: the functional
+        # one, or the mutable one where the group has no functional overload (rrelu_with_noise).
+        shaper = relations[q].functional or relations[q].mutable
+        workloads, origins, reasons = builder.build(rec, shaper, curated_name is not None, opinfo)
         rec["workloads"] = workloads
         rec["workload_status"] = _status(workloads, reasons)
         rec["details"]["aten"]["opinfo"] = sorted(set(origins))

@@ -46,7 +46,12 @@ def _init(t: torch.Tensor) -> dict[str, Any]:
         return {"dist": "constant", "value": "nan"}
     lo, hi = float(v.min()), float(v.max())
     if lo == hi:
-        return {"dist": "constant", "value": lo}
+        # One distinct value (often a 0-dim tensor): draw around it, keeping its sign, never a constant.
+        if lo > 0:
+            return {"dist": "uniform", "low": lo / 2, "high": lo * 2}
+        if lo < 0:
+            return {"dist": "uniform", "low": lo * 2, "high": lo / 2}
+        return {"dist": "uniform", "low": 0.0, "high": 1.0}
     return {"dist": "uniform", "low": lo, "high": hi}
 
 
