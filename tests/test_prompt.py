@@ -100,6 +100,9 @@ def test_vllm_prompt_shows_the_generator_and_its_params() -> None:
     assert '- `c0` (correctness): bf16 [7, 768]\n  - generator params: `{"dtype": "bfloat16", "hidden": 768, "tokens": 7}`' in p.text
     assert "Importing vllm or calling its ops (torch.ops._C*" in p.text
     assert "`Tensor!` are outputs or in-out buffers" in p.text
+    # only the tested dtype's tolerance is shown; the JSON form keeps every dtype the record lists
+    assert "- bfloat16: atol=0.01, rtol=0.016" in p.text and "- float32:" not in p.text
+    assert sorted(p.to_json()["tolerance"]) == ["bfloat16", "float32"]
 
 
 def test_cublas_prompt_forbids_cublas_and_describes_the_c_convention() -> None:

@@ -313,10 +313,13 @@ def _text(p: Prompt) -> str:
                 "```python", p.inputs_code.rstrip("\n"), "```"]
     out += ["", "## Workloads (tested on fresh random inputs of these shapes each round)", "",
             f"Dtypes: {', '.join(p.dtypes) or 'none listed'}.", "", *_workload_lines(p)]
-    out += ["", "## Tolerance", "", "|out - ref| <= atol + rtol * |ref|, per dtype of the compared output:", ""]
+    out += ["", "## Tolerance", "", "|out - ref| <= atol + rtol * |ref|, per dtype of the compared output "
+            "(integer and bool outputs exactly):", ""]
+    # The tested dtypes' tolerances are what matters; a record may list more (the JSON form keeps them all).
+    shown = {dt: t for dt, t in p.tolerance.items() if dt in p.dtypes} or p.tolerance
     out += [f"- {dt}: atol={t['atol']}, rtol={t['rtol']}" + (f", max_mismatch={t['max_mismatch']}"
                                                               if t.get("max_mismatch") else "")
-            for dt, t in p.tolerance.items()] or ["- (exact)"]
+            for dt, t in shown.items()] or ["- (exact)"]
     out += ["", "## Forbidden", "", *[f"- {f}" for f in p.forbidden]]
     out += ["", "## Platform", "", p.platform_text, ""]
     return "\n".join(out)
