@@ -100,6 +100,7 @@ def test_manifest_has_hashes_files_and_upstreams(built: Path) -> None:
         ("pytorch", "2.13.0", None), ("vllm", "0.13.0", "72506c98349d6bcd32b4e33eec7b5513453c1502"),
         ("cublas", "12.4.5.8", None)}
     assert doc["omitted_configs"] == {}
+    assert set(doc["builder"]) == {"kernelgenbench", "pyarrow"}  # the parquet bytes depend on both
 
 
 def test_rebuild_is_byte_identical_whatever_the_input_order(built: Path, tmp_path: Path) -> None:

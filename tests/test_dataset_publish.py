@@ -29,7 +29,7 @@ UNREACHABLE = "http://127.0.0.1:9"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("publish")
-    build_dataset([write_jsonl(tmp / "r.jsonl", all_records())], tmp / "ds")
+    build_dataset([write_jsonl(tmp / "r.jsonl", all_records())], tmp / "ds", repo_id="org/name")
     return tmp / "ds"
 
 
@@ -146,13 +146,15 @@ def test_cli_dry_run_offline_says_so(built: Path, monkeypatch: pytest.MonkeyPatc
     from kernelgenbench.cli.main import main
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(sys, "argv", ["kgb", "publish", str(built), "--repo-id", "org/name", "--dry-run"])
+    monkeypatch.setattr(sys, "argv", ["kgb", "publish", str(built), "--repo-id", "org/other", "--dry-run"])
     with pytest.raises(SystemExit) as info:
         main()
     out = capsys.readouterr().out.splitlines()
     assert info.value.code == 0
     assert out[1] == ("remote unreachable: offline mode (HF_HUB_OFFLINE) is on; cannot compare, "
                       "so every file is listed as an upload")
+    # the card was built for org/name, so its load examples would point elsewhere
+    assert out[-1] == "note: the card's examples load another repo id; rebuild with `kgb build --repo-id org/other`"
 
 
 def _kgb(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -52,3 +52,5 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         up = sum(c.size for c in plan.uploads)
         typer.echo(f"{len(plan.uploads)} to upload ({_size(up)}), {len(plan.unchanged)} unchanged, "
                    f"{len(plan.deletes)} to delete" + (f"; tag {tag}" if tag else ""))
+        if f'"{repo_id}"' not in (folder / "README.md").read_text(encoding="utf-8"):
+            typer.echo(f"note: the card's examples load another repo id; rebuild with `kgb build --repo-id {repo_id}`")

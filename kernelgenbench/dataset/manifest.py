@@ -46,12 +46,12 @@ def manifest(
     records: Sequence[Mapping[str, Any]],
     files: Sequence[ConfigFile],
     omitted: Mapping[str, str],
-    builder_version: str,
+    builder: Mapping[str, str],
 ) -> dict[str, Any]:
     """The manifest document (JSON-ready; no timestamps, so equal inputs give equal manifests)."""
     return {
         "manifest_version": MANIFEST_VERSION,
-        "builder": {"kernelgenbench": builder_version},
+        "builder": dict(sorted(builder.items())),
         "record_versions": sorted({r["record_version"] for r in records}),
         "upstreams": [
             {"upstream": u.upstream, "version": u.version, "commit": u.commit, "records": u.records}
