@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """What happened to a candidate on a workload (or on the whole task: its first failure, else passed)."""
 
     PASSED = "passed"

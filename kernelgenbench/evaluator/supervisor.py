@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import signal
+import threading
 from dataclasses import dataclass, field
+from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +30,35 @@ class Reply:
     log_tail: str = ""
 
 
-def _context(start_method: str) -> multiprocessing.context.BaseContext:
-    if start_method == "forkserver":
-        ctx = multiprocessing.get_context("forkserver")
-        # The server imports torch and triton once; each worker is forked from it before any candidate
-        # code has run anywhere, so it starts clean and fast.
-        ctx.set_forkserver_preload(["torch", "triton", "kernelgenbench.evaluator.worker",
-                                    "kernelgenbench.evaluator.compare", "kernelgenbench.dataset.record"])
-        return ctx
-    return multiprocessing.get_context(start_method)
+# The forkserver is one per process, and Triton reads TRITON_INTERPRET when it is imported (its own
+# library of jit functions is built then), so the server is started in one mode and remembered.
+_SERVER_LOCK = threading.Lock()
+_SERVER_MODE: dict[str, bool] = {}
+
+
+def _context(start_method: str, interpret: bool) -> multiprocessing.context.BaseContext:
+    if start_method != "forkserver":
+        return multiprocessing.get_context(start_method)
+    ctx = multiprocessing.get_context("forkserver")
+    with _SERVER_LOCK:
+        if "interpret" not in _SERVER_MODE:
+            # The server imports torch and triton once; each worker is forked from it before any candidate
+            # code has run anywhere, so it starts clean and fast.
+            ctx.set_forkserver_preload(["torch", "triton", "triton.language", "kernelgenbench.evaluator.worker",
+                                        "kernelgenbench.evaluator.compare", "kernelgenbench.dataset.record"])
+            old = os.environ.get("TRITON_INTERPRET")
+            os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
+            try:
+                forkserver.ensure_running()
+            finally:
+                if old is None:
+                    os.environ.pop("TRITON_INTERPRET", None)
+                else:
+                    os.environ["TRITON_INTERPRET"] = old
+            _SERVER_MODE["interpret"] = interpret
+        if _SERVER_MODE["interpret"] != interpret:
+            return multiprocessing.get_context("spawn")  # the server runs in the other Triton mode
+    return ctx
 
 
 def _describe_exit(code: int | None) -> str:
@@ -57,7 +80,7 @@ class Worker:
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])
-        ctx = _context(start_method)
+        ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
         self._proc.start()

@@ -231,7 +231,7 @@ def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
     return meta
 
 
-def _portable(value: Any) -> Any:
+def _portable(value: Any, memo: dict) -> Any:
     """What may cross the pipe for one output leaf: a plain CPU tensor, a plain scalar, or None."""
     import torch
 
@@ -239,10 +239,14 @@ def _portable(value: Any) -> Any:
 
     if isinstance(value, torch.Tensor):
         plain = value if type(value) is torch.Tensor else value.as_subclass(torch.Tensor)
-        return move(plain.detach(), "cpu")
+        return move(plain.detach(), "cpu", memo)
     if value is None or type(value) in (int, float, bool, complex, str):
         return value
     return None
+
+
+def _has_tensor(value: Any) -> bool:
+    return hasattr(value, "untyped_storage") or (isinstance(value, list) and any(_has_tensor(v) for v in value))
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -258,7 +262,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     from kernelgenbench.evaluator.dispatch_guard import DispatchRecorder
     from kernelgenbench.evaluator.inputs import split_call_args
     from kernelgenbench.evaluator.launch_hook import LaunchCounter
-    from kernelgenbench.evaluator.transfer import dumps, move
+    from kernelgenbench.evaluator.transfer import dumps, move_tree
 
     storages: dict[int, str] = {}
     for name, v in args.items():
@@ -289,9 +293,9 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         "returns_none": ret is None,
         "leaves": [_leaf_meta(v, storages) for v in leaves],
     }
-    payload = {"returns": [_portable(v) for v in leaves],
-               "args": {k: [move(t, "cpu") if hasattr(t, "untyped_storage") else t for t in v] if isinstance(v, list)
-                        else (move(v, "cpu") if hasattr(v, "untyped_storage") else None) for k, v in args.items()}}
+    memo: dict = {}  # one memo: outputs that alias an argument still alias it on the other side
+    payload = {"returns": [_portable(v, memo) for v in leaves],
+               "args": {k: move_tree(v, "cpu", memo) if _has_tensor(v) else None for k, v in args.items()}}
     return header, dumps(payload)
 
 
@@ -313,8 +317,8 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     """Worker entry point (run in a fresh process): import the candidate, then serve call/time requests."""
     log = _redirect_output(setup["log_path"])
     device = setup["device"]
-    if torch_device_type(device) == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"
+    # Read by triton at import (spawned workers) and at decoration time; CPU means the interpreter.
+    os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
     activity = _Activity()
     try:
         cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)))

@@ -1,0 +1,34 @@
+"""aten::sum.dim_IntList: reduce the given dims (moved last, made contiguous) row by row in fp32."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _row_sum_kernel(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for c0 in range(0, cols, BLOCK):
+        offs = c0 + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * cols + offs, mask=offs < cols, other=0.0).to(tl.float32)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty))
+
+
+def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
+    nd = self.dim()
+    dims = sorted({d % max(nd, 1) for d in (dim if dim else range(nd))}) if nd else []
+    keep = [d for d in range(nd) if d not in dims]
+    out_dtype = dtype or (torch.int64 if not (self.dtype.is_floating_point or self.dtype.is_complex) else self.dtype)
+    x = self.permute(*keep, *dims).contiguous() if nd else self.reshape(1)
+    rows = 1
+    for d in keep:
+        rows *= self.shape[d]
+    cols = x.numel() // rows if rows else 0
+    out = torch.empty(rows, dtype=out_dtype, device=self.device)
+    if rows:
+        if cols:
+            _row_sum_kernel[(rows,)](x, out, cols, BLOCK=256)
+        else:
+            out.zero_()
+    shape = [1 if d in dims else self.shape[d] for d in range(nd)] if keepdim else [self.shape[d] for d in keep]
+    return out.view(shape)
