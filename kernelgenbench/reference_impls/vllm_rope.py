@@ -20,29 +20,29 @@ def _dtype(name: str | torch.dtype) -> torch.dtype:
     return dt
 
 
-def _pair_index(rot_dim: int, is_neox: bool, device) -> tuple[torch.Tensor, torch.Tensor]:
-    half = rot_dim // 2
-    r = torch.arange(half, device=device)
-    return (r, r + half) if is_neox else (2 * r, 2 * r + 1)
-
-
 def _heads_view(t: torch.Tensor, num_tokens: int, head_size: int, token_stride: int, head_stride: int):
     """The [tokens, heads, head_size] view the kernel addresses (token_idx * stride(seq) + head * head_stride)."""
     heads = t.numel() // num_tokens // head_size
     return t.as_strided((num_tokens, heads, head_size), (token_stride, head_stride, 1), t.storage_offset())
 
 
+def _pair_views(t: torch.Tensor, rot_dim: int, is_neox: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """The (x, y) halves of each rotated pair, as views of t's first rot_dim features."""
+    half = rot_dim // 2
+    if is_neox:
+        return t[..., :half], t[..., half:rot_dim]
+    return t[..., 0:rot_dim:2], t[..., 1:rot_dim:2]
+
+
 def _rotate(view: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, is_neox: bool) -> None:
     """arr[x] = x*cos - y*sin; arr[y] = y*cos + x*sin, each product and sum rounded to the dtype like the kernel."""
-    xi, yi = _pair_index(2 * cos.shape[-1], is_neox, view.device)
-    x = view[..., xi]
-    y = view[..., yi]
+    x, y = _pair_views(view, 2 * cos.shape[-1], is_neox)
     c = cos.unsqueeze(1)
     s = sin.unsqueeze(1)
     new_x = x * c - y * s
     new_y = y * c + x * s
-    view[..., xi] = new_x
-    view[..., yi] = new_y
+    x.copy_(new_x)
+    y.copy_(new_y)
 
 
 def rotary_embedding(
@@ -96,12 +96,12 @@ def fused_qk_norm_rope(
     cache = cos_sin_cache[position_ids.long()].float()
     half = head_dim // 2
     cos, sin = cache[:, None, :half], cache[:, None, half:]
-    xi, yi = _pair_index(head_dim, is_neox, qkv.device)
-    a, b = x[..., xi], x[..., yi]
-    out = torch.empty_like(x)
-    out[..., xi] = a * cos - b * sin
-    out[..., yi] = b * cos + a * sin
-    heads[:, : num_heads_q + num_heads_k] = out.to(qkv.dtype)
+    a, b = _pair_views(x, head_dim, is_neox)
+    new_a = a * cos - b * sin
+    new_b = b * cos + a * sin
+    a.copy_(new_a)
+    b.copy_(new_b)
+    heads[:, : num_heads_q + num_heads_k] = x.to(qkv.dtype)
 
 
 # ----------------------------------------------------------------------------------------------- inputs
