@@ -32,6 +32,7 @@ _COMMAND_MODULES = (
     "kernelgenbench.cli.prompt",
     "kernelgenbench.cli.extract_aten",
     "kernelgenbench.cli.report",
+    "kernelgenbench.cli.extract_cublas",
 )
 
 for _name in _COMMAND_MODULES:

@@ -228,8 +228,8 @@ def parse_preprocessed(text: str, *, file: str, version: str = "unknown") -> Hea
     except c_parser.ParseError as exc:
         m = _PYC_ERROR.match(str(exc))
         if m and m["line"]:
-            raise SourceParseError(f"cannot parse C: {m['msg'].strip()}", file=m["file"] or file,
-                                   line=int(m["line"])) from None
+            msg = re.sub(r"^before: (.*)$", r"syntax error before '\1'", m["msg"].strip())
+            raise SourceParseError(f"cannot parse C: {msg}", file=m["file"] or file, line=int(m["line"])) from None
         # Some pycparser errors carry no position; the token it stopped at has one.
         tok = parser._peek()  # noqa: SLF001
         msg = str(exc).rsplit(": ", 1)[-1]
