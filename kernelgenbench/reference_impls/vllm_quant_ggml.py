@@ -349,7 +349,6 @@ def _qz_q4_k(x):
 
 
 def _qz_q5_k(x):
-    nb = x.shape[0]
     head, q, dense = _qz_q45_k(x, 31)
     qh = ((q >> 4) << torch.arange(8).view(1, 8, 1)).sum(1).to(torch.uint8)  # [nb, 32]
     return torch.cat([head, qh, _pack_q4k_low(q & 15)], 1), dense

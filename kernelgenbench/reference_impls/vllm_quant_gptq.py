@@ -34,27 +34,39 @@ def _to_uint(words: torch.Tensor) -> torch.Tensor:
     return words.to(torch.int64) & _MASK32
 
 
+def _positions(bit: int) -> list[tuple[int, int, int]]:
+    """For each of the 32 values of a block of `bit` words: (value index, word, bit offset) of its low bit."""
+    return [(j, (j * bit) // 32, (j * bit) % 32) for j in range(32)]
+
+
 def pack_stream(values: torch.Tensor, bit: int, dim: int) -> torch.Tensor:
     """Pack non-negative ints (< 2**bit) along `dim` as a little-endian bit stream of int32 words."""
     v = values.to(torch.int64).movedim(dim, 0)
     n = v.shape[0]
-    if (n * bit) % 32:
-        raise ValueError(f"pack_stream: {n} values of {bit} bits do not fill whole 32-bit words")
-    rest = v.shape[1:]
-    bits = (v.unsqueeze(1) >> torch.arange(bit).view(1, bit, *[1] * len(rest))) & 1  # [n, bit, ...]
-    stream = bits.reshape(n * bit // 32, 32, *rest)
-    weights = (torch.ones(32, dtype=torch.int64) << torch.arange(32)).view(1, 32, *[1] * len(rest))
-    return _to_int32((stream * weights).sum(1)).movedim(0, dim)
+    if n % 32:
+        raise ValueError(f"pack_stream: {n} values along dim {dim}; GPTQ packs whole groups of 32")
+    v = v.reshape(n // 32, 32, *v.shape[1:])
+    words = torch.zeros(n // 32, bit, *v.shape[2:], dtype=torch.int64, device=v.device)
+    for j, w, off in _positions(bit):
+        words[:, w] |= (v[:, j] << off) & _MASK32
+        if off + bit > 32:  # the value straddles into the next word (3-bit rows 10 and 21)
+            words[:, w + 1] |= v[:, j] >> (32 - off)
+    return _to_int32(words.reshape(n // 32 * bit, *v.shape[2:])).movedim(0, dim)
 
 
 def unpack_stream(words: torch.Tensor, bit: int, dim: int) -> torch.Tensor:
     """Inverse of pack_stream: int64 values, 32 * words.shape[dim] / bit of them along `dim`."""
     w = _to_uint(words).movedim(dim, 0)
-    rest = w.shape[1:]
-    bits = (w.unsqueeze(1) >> torch.arange(32).view(1, 32, *[1] * len(rest))) & 1  # [words, 32, ...]
-    stream = bits.reshape(-1, bit, *rest)
-    weights = (torch.ones(bit, dtype=torch.int64) << torch.arange(bit)).view(1, bit, *[1] * len(rest))
-    return (stream * weights).sum(1).movedim(0, dim)
+    nw = w.shape[0]
+    w = w.reshape(nw // bit, bit, *w.shape[1:])
+    out = torch.empty(nw // bit, 32, *w.shape[2:], dtype=torch.int64, device=w.device)
+    mask = (1 << bit) - 1
+    for j, wi, off in _positions(bit):
+        val = w[:, wi] >> off
+        if off + bit > 32:
+            val = val | (w[:, wi + 1] << (32 - off))
+        out[:, j] = val & mask
+    return out.reshape(nw // bit * 32, *w.shape[2:]).movedim(0, dim)
 
 
 # ---- the ExLlama in-word shuffle, transcribed from qdq_{2,3,4}.cuh (on int64 tensors holding uint32) ----
@@ -125,32 +137,48 @@ def _block_words(bit: int) -> int:
     return 3 if bit == 3 else 1
 
 
-def _stream_bits(words: torch.Tensor, bit: int) -> torch.Tensor:
-    """[K*bit/32, N] words -> [blocks, 32 * words per block, N] stream bits."""
+def _moves(bit: int, inverse: bool) -> list[tuple[int, int, int, int]]:
+    """(src bit, dst bit, mask) moves that realise the shuffle; whole values move together where they can."""
+    dst = _exllama_bit_map(bit).tolist()
+    moves = []
+    for j in range(len(dst) // bit):
+        src_bits = list(range(j * bit, (j + 1) * bit))
+        dst_bits = [dst[p] for p in src_bits]
+        if inverse:
+            src_bits, dst_bits = dst_bits, src_bits
+        s0, d0 = src_bits[0], dst_bits[0]
+        whole = (
+            src_bits == list(range(s0, s0 + bit))
+            and dst_bits == list(range(d0, d0 + bit))
+            and s0 // 32 == (s0 + bit - 1) // 32
+            and d0 // 32 == (d0 + bit - 1) // 32
+        )
+        if whole:
+            moves.append((s0, d0, (1 << bit) - 1))
+        else:
+            moves += [(sb, db, 1) for sb, db in zip(src_bits, dst_bits, strict=True)]
+    return moves
+
+
+def _permute_bits(words: torch.Tensor, bit: int, inverse: bool) -> torch.Tensor:
+    """Move every value (or bit) of every shuffle block of a [K*bit/32, N] weight to (or back from) its shuffled place."""
+    nwb = _block_words(bit)
     w = _to_uint(words)
-    bits = (w.unsqueeze(1) >> torch.arange(32).view(1, 32, 1)) & 1
-    return bits.reshape(-1, 32 * _block_words(bit), w.shape[1])
-
-
-def _bits_to_words(bits: torch.Tensor) -> torch.Tensor:
-    n = bits.shape[-1]
-    b = bits.reshape(-1, 32, n)
-    weights = (torch.ones(32, dtype=torch.int64) << torch.arange(32)).view(1, 32, 1)
-    return _to_int32((b * weights).sum(1))
+    w = w.reshape(-1, nwb, w.shape[-1])
+    out = torch.zeros_like(w)
+    for src, dst, mask in _moves(bit, inverse):
+        out[:, dst // 32] |= ((w[:, src // 32] >> (src % 32)) & mask) << (dst % 32)
+    return _to_int32(out.reshape(words.shape))
 
 
 def exllama_shuffle_words(words: torch.Tensor, bit: int) -> torch.Tensor:
     """Apply the ExLlama in-word shuffle to a GPTQ-packed int32 [K*bit/32, N] weight."""
-    bits = _stream_bits(words, bit)
-    out = torch.empty_like(bits)
-    out[:, _exllama_bit_map(bit)] = bits
-    return _bits_to_words(out)
+    return _permute_bits(words, bit, inverse=False)
 
 
 def exllama_unshuffle_words(words: torch.Tensor, bit: int) -> torch.Tensor:
     """Inverse of exllama_shuffle_words."""
-    bits = _stream_bits(words, bit)
-    return _bits_to_words(bits[:, _exllama_bit_map(bit)])
+    return _permute_bits(words, bit, inverse=True)
 
 
 # ---- quantizer (the inverse of the references' unpacking) ----
@@ -162,10 +190,12 @@ def quantize_gptq(
     """Asymmetric per-group quantization of dense w [K, N]: (q [K, N], zero [groups, N], scale fp16 [groups, N])."""
     k, n = w.shape
     maxq = (1 << bit) - 1
-    idx = g_idx.to(torch.int64).view(k, 1).expand(k, n)
     wf = w.float()
-    lo = torch.zeros(groups, n).scatter_reduce(0, idx, wf, "amin", include_self=False).clamp(max=0)
-    hi = torch.zeros(groups, n).scatter_reduce(0, idx, wf, "amax", include_self=False).clamp(min=0)
+    # Every group holds K / groups rows (GPTQ's g_idx, act-order or not), so sorting rows by group makes
+    # the groups contiguous blocks.
+    grouped = wf[torch.argsort(g_idx.long(), stable=True)].view(groups, k // groups, n)
+    lo = grouped.amin(1).clamp(max=0)
+    hi = grouped.amax(1).clamp(min=0)
     scale = ((hi - lo) / maxq).clamp(min=1e-4).half()
     # v1 stores zero - 1 in `bit` bits, so a v1 zero can only be 1 .. 2**bit (kept <= maxq here).
     zero = torch.round(-lo / scale.float()).clamp(0 if v2 else 1, maxq).to(torch.int64)
@@ -192,11 +222,11 @@ def act_order_g_idx(k: int, group_size: int, gen: torch.Generator) -> torch.Tens
 
 def gptq_shuffle(q_weight: torch.Tensor, q_perm: torch.Tensor, bit: int) -> None:
     """vLLM gptq_shuffle: reorder rows by q_perm (if non-empty), then ExLlama-shuffle each word block, in place."""
-    words = q_weight.cpu()
+    words = q_weight
     if q_perm.numel() > 0:
-        vals = unpack_stream(words, bit, 0)[q_perm.cpu().long()]
+        vals = unpack_stream(words, bit, 0)[q_perm.long()]
         words = pack_stream(vals, bit, 0)
-    q_weight.copy_(exllama_shuffle_words(words, bit).to(q_weight.device))
+    q_weight.copy_(exllama_shuffle_words(words, bit))
 
 
 def gptq_gemm(
@@ -210,25 +240,24 @@ def gptq_gemm(
     bit: int,
 ) -> torch.Tensor:
     """vLLM gptq_gemm: a [M, K] fp16 @ dequant(GPTQ weight) [K, N] -> fp16 [M, N]."""
-    dev = a.device
-    words = b_q_weight.cpu()
+    words = b_q_weight
     k = words.shape[0] * 32 // bit
     groups = b_gptq_qzeros.shape[0]
-    zero = unpack_stream(b_gptq_qzeros.cpu(), bit, 1) + (0 if use_v2_format else 1)
-    scale = b_gptq_scales.cpu()
+    zero = unpack_stream(b_gptq_qzeros, bit, 1) + (0 if use_v2_format else 1)
+    scale = b_gptq_scales
     if use_exllama:
         q = unpack_stream(exllama_unshuffle_words(words, bit), bit, 0)
-        g = torch.arange(k) // (k // groups)
+        g = torch.arange(k, device=words.device) // (k // groups)
         w_sorted = dequantize_gptq(q, zero, scale, g)
         if b_g_idx.numel() > 0:
             w = torch.empty_like(w_sorted)
-            w[b_g_idx.cpu().long()] = w_sorted
+            w[b_g_idx.long()] = w_sorted
         else:
             w = w_sorted
     else:
         q = unpack_stream(words, bit, 0)
-        w = dequantize_gptq(q, zero, scale, b_g_idx.cpu())
-    return (a.float() @ w.to(dev).float()).to(a.dtype)
+        w = dequantize_gptq(q, zero, scale, b_g_idx)
+    return (a.float() @ w.float()).to(a.dtype)
 
 
 # ---- input generators ----
@@ -254,6 +283,7 @@ def make_gptq_problem(params: dict, gen: torch.Generator) -> dict:
     q, zero, scale = quantize_gptq(w, bit, g_idx, groups, v2=v2)
     stored_zero = zero - (0 if v2 else 1)
     return {
+        "w": w,
         "q": q,
         "zero": zero,
         "scale": scale,
