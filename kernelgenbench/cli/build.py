@@ -41,7 +41,9 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             for problem in exc.problems:
                 typer.echo(problem, err=True)
             raise
-        typer.echo(f"wrote {result.out}: {result.records} records")
+        typer.echo(f"wrote {result.out}: {result.published} of {result.records} records published"
+                   + (f" ({result.unpublished} in no config: neither curated nor with a workload)"
+                      if result.unpublished else ""))
         for f in result.files:
             typer.echo(f"  {f.name:<9} {f.rows:>6} rows  {f.path}")
         for warning in result.warnings:

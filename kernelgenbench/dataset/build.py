@@ -43,12 +43,18 @@ _PARQUET_OPTIONS: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class BuildResult:
-    """What a build wrote: the folder, the record count, each config's file, and the configs left out."""
+    """What a build wrote: the folder, records read and published, each config's file, the configs left out."""
 
     out: Path
     records: int
+    published: int
     files: tuple[ConfigFile, ...]
     omitted: Mapping[str, str]
+
+    @property
+    def unpublished(self) -> int:
+        """Valid records that belong to no config (neither curated nor with a workload)."""
+        return self.records - self.published
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -117,15 +123,17 @@ def write_dataset(
         write_parquet(members, folder / rel)
         written.append((config, ConfigFile(config.name, SPLIT, rel, len(members), sha256_file(folder / rel))))
     if not written:
-        raise DatasetError("no config has any record; nothing to publish")
+        raise DatasetError("no input record belongs to any config (none is curated or has a workload); nothing to write")
     files = tuple(f for _, f in written)
+    # Manifest and card describe what the folder holds: records in no config are not part of it.
+    published = [r for r in records if any(config.contains(r) for config, _ in written)]
     # The parquet bytes depend on the writer's version, so the manifest names it (equal versions, equal bytes).
-    doc = manifest(records, files, omitted, {"kernelgenbench": __version__, "pyarrow": pa.__version__})
+    doc = manifest(published, files, omitted, {"kernelgenbench": __version__, "pyarrow": pa.__version__})
     (folder / MANIFEST_NAME).write_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    context = card_context(records, written, omitted, builder_version=__version__,
+    context = card_context(published, written, omitted, builder_version=__version__,
                            **({"repo_id": repo_id} if repo_id else {}))
     (folder / "README.md").write_text(render_card(card_template, context), encoding="utf-8")
-    return BuildResult(folder, len(records), files, omitted)
+    return BuildResult(folder, len(records), len(published), files, omitted)
 
 
 def _replace_folder(tmp: Path, out: Path) -> None:
@@ -165,4 +173,4 @@ def build_dataset(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return BuildResult(out, result.records, result.files, result.omitted)
+    return BuildResult(out, result.records, result.published, result.files, result.omitted)

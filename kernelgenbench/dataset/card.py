@@ -94,7 +94,8 @@ def card_context(
         f"{per_source['cublas']} cuBLAS routines in config `{category_config}`."
     )
     return {
-        "front_matter": yaml.safe_dump(front_matter(written, len(records)), sort_keys=False, allow_unicode=True),
+        "front_matter": yaml.safe_dump(front_matter(written, len({r["id"] for m in members.values() for r in m})),
+                                       sort_keys=False, allow_unicode=True),
         "pretty_name": PRETTY_NAME,
         "builder_version": builder_version,
         "record_versions": ", ".join(str(v) for v in sorted({r["record_version"] for r in records})),
@@ -110,6 +111,7 @@ def card_context(
         "sources": [
             {"name": s, "counts": [sum(1 for r in members[c.name] if r["source"] == s) for c, _ in written]}
             for s in _SOURCES
+            if any(r["source"] == s for r in records)
         ],
         "category_config": category_config,
         "category_sources": category_sources,
