@@ -13,8 +13,12 @@ from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.extractors.aten import default_workloads, out_workloads
 from kernelgenbench.extractors.aten.data_files import curated_names
 from kernelgenbench.extractors.aten.docstrings import docstring
-from kernelgenbench.extractors.aten.parse import ParsedFunction, SkippedEntry, group_relations, \
-    parse_native_functions
+from kernelgenbench.extractors.aten.parse import (
+    ParsedFunction,
+    SkippedEntry,
+    group_relations,
+    parse_native_functions,
+)
 from kernelgenbench.extractors.aten.records import base_record
 from kernelgenbench.extractors.aten.registered import check, registered_schemas
 from kernelgenbench.extractors.aten.yaml_source import AtenSource, locate
@@ -137,8 +141,9 @@ def extract(
     traced: dict[str, list[Any]] = {}
     failed: list[str] = []
     if opinfo:
-        from kernelgenbench.extractors.aten.opinfo_workloads import trace_op_db
         from torch.testing._internal.common_methods_invocations import op_db
+
+        from kernelgenbench.extractors.aten.opinfo_workloads import trace_op_db
 
         # out= tasks adopt their functional overload's samples, so those are traced too.
         need = wanted | {r for q in wanted for r in (relations[q].functional, relations[q].mutable) if r}

@@ -7,7 +7,6 @@ from typing import Any
 from kernelgenbench import __version__
 from kernelgenbench.extractors.aten import policies, signature
 from kernelgenbench.extractors.aten.categorize import category
-from kernelgenbench.extractors.aten.docstrings import docstring
 from kernelgenbench.extractors.aten.parse import ParsedFunction, Relations
 from kernelgenbench.extractors.aten.semantics import semantics
 from kernelgenbench.extractors.aten.yaml_source import AtenSource
