@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 import yaml
 
+from kernelgenbench.evaluator.cost import workload_cost
 from kernelgenbench.reference_impls import vllm_misc as X
 from kernelgenbench.reference_impls import vllm_moe as M
 from kernelgenbench.reference_impls import vllm_norm as N
@@ -470,10 +471,15 @@ def test_curated_entries_parse_and_name_their_functions():
         mod = _MODULES[e["module"]]
         fn, gen = getattr(mod, e["function"]), getattr(mod, e["inputs"])
         assert e["correctness"] and e["performance"], name
+        mutable = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
         for p in e["correctness"]:
             args = gen({**e.get("fixed", {}), **p}, seed=0, device=CPU)
             assert set(args) == {a.name for a in schema.arguments}, name
-            fn(**args)
+            ret = fn(**args)
+            assert (ret is None) == (len(schema.returns) == 0), name
+            outputs = [args[m] for m in mutable if args[m] is not None] if ret is None else ret
+            cost = workload_cost(e["cost"], args, outputs)
+            assert cost["bytes"] > 0 and cost["flops"] >= 0, name
 
 
 def test_reference_modules_are_self_contained():
