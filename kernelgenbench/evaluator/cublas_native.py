@@ -15,7 +15,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,12 @@ class Cublas:
             self.lib.cublasDestroy_v2(self.handle)
             self.handle = ctypes.c_void_p()
 
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - at interpreter exit the library may already be gone
+            pass
+
     def call(self, task: Task, kwargs: Mapping[str, Any]) -> None:
         """Call the task's routine on candidate-convention arguments (device tensors written in place)."""
         details = task.details["cublas"]
@@ -145,6 +151,20 @@ class Cublas:
             keep.append(ptrs)
             return ctypes.c_void_p, ctypes.c_void_p(ptrs.data_ptr())
         raise KgbError(f"parameter {p['name']} ({p['c_type']}) has no candidate-convention value to pass")
+
+
+def routine(task: Task, *, lib: Cublas | None = None) -> Callable[..., None]:
+    """The real cuBLAS routine of a task, callable exactly as the candidate is (positional or keyword)."""
+    if not isinstance(task, Task):
+        raise KgbError("cublas_native.routine needs the Task: calls are marshalled from its details.cublas.c_params")
+    lib = lib or Cublas()
+    names = [p.name for p in task.params]
+
+    def call(*args: Any, **kwargs: Any) -> None:
+        lib.call(task, dict(zip(names, args, strict=False)) | kwargs)
+
+    call.__name__ = task.name
+    return call
 
 
 def _enum_value(enum: Mapping[str, Any], name: Any) -> int:
