@@ -28,6 +28,21 @@ def test_row_conversion_is_lossless(record: dict) -> None:
     assert canonical_json(row_to_record(record_to_row(record))) == canonical_json(record)
 
 
+def test_every_schema_field_has_a_column() -> None:
+    # A field added to the schema must get a column, or rows would lose it.
+    from kernelgenbench.dataset.rows import DERIVED_COLUMNS, FEATURES
+    from kernelgenbench.dataset.schema import task_schema
+
+    assert set(FEATURES) - set(DERIVED_COLUMNS) == set(task_schema()["properties"])
+    assert set(task_schema()["required"]) == set(task_schema()["properties"])  # rows rebuild every field
+
+
+def test_a_field_without_a_column_is_an_error() -> None:
+    record = dict(all_records()[0], extra=1)
+    with pytest.raises(DatasetError, match=r"record aten/add.Tensor: field\(s\) \['extra'\] have no dataset column"):
+        record_to_row(record)
+
+
 def test_load_tasks_round_trips_every_record(built: Path) -> None:
     originals = {r["id"]: r for r in all_records()}
     seen: set[str] = set()

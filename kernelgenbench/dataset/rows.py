@@ -14,6 +14,7 @@ from typing import Any
 from datasets import Features, List, Value
 
 from kernelgenbench.dataset.record import canonical_json, content_hash
+from kernelgenbench.errors import DatasetError
 
 # Record fields stored as JSON text: their structure differs between tasks (optional keys, free-form
 # generator params, per-source details), so a fixed arrow struct would either lose keys or add nulls.
@@ -86,7 +87,11 @@ COLUMN_DOCS: dict[str, str] = {
 
 
 def record_to_row(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The parquet row of one (valid) record."""
+    """The parquet row of one (valid) record; a field without a column is an error, never dropped."""
+    unknown = sorted(set(record) - set(FEATURES))
+    if unknown:
+        raise DatasetError(f"record {record.get('id', '<no id>')}: field(s) {unknown} have no dataset column; "
+                           "add them to FEATURES in kernelgenbench/dataset/rows.py")
     row = {name: record[name] for name in FEATURES if name not in JSON_FIELDS and name not in DERIVED_COLUMNS}
     row.update({name: canonical_json(record[name]) for name in JSON_FIELDS})
     row["num_workloads"] = len(record["workloads"])
