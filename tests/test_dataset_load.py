@@ -119,3 +119,19 @@ def test_two_folders_of_the_same_name_load_their_own_rows(tmp_path: Path) -> Non
     build_dataset([write_jsonl(tmp_path / "c.jsonl", recs[1:3])], tmp_path / "a" / "ds")
     assert [t.id for t in kernelgenbench.load_tasks(tmp_path / "a" / "ds", config="aten-all")] == [
         "aten/add.out", "aten/mul.Tensor"]
+
+
+def test_a_hub_id_offline_is_a_network_error() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import kernelgenbench\n"
+            "from kernelgenbench.errors import NetworkUnavailable\n"
+            "try:\n    kernelgenbench.load_tasks('org/name')\n"
+            "except NetworkUnavailable as exc:\n    print(exc)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")} | {"HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("org/name: cannot reach the Hub (")
+    assert proc.stdout.rstrip().endswith("pass a local dataset folder, or load it once online so that it is cached")
