@@ -1,0 +1,173 @@
+"""Extract every vLLM op of a source tree into task records, and say what happened to the curated ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelgenbench.dataset.schema import record_errors
+from kernelgenbench.errors import SourceNotFound, SourceParseError
+from kernelgenbench.extractors.vllm.curated import CuratedData, load_curated_data
+from kernelgenbench.extractors.vllm.records import RecordInput, ReferenceStatus, SourceInfo, build_record
+from kernelgenbench.extractors.vllm.registrations import OpDef, OpImpl, Registrations, scan_registrations
+from kernelgenbench.extractors.vllm.schemas import ParsedSchema, parse_op_schema
+from kernelgenbench.extractors.vllm.test_grids import TestScan, scan_tests, tests_calling
+from kernelgenbench.extractors.vllm.workloads import plan_workloads
+from kernelgenbench.extractors.vllm.wrappers import WRAPPER_FILE, Wrapper, parse_wrappers, wrapper_for
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class CuratedOutcome:
+    """What became of one curated name at this revision."""
+
+    name: str
+    state: str  # ok | schema_mismatch | absent | no_entry
+    detail: str
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The records of one source tree and everything worth reporting about them."""
+
+    records: tuple[dict[str, Any], ...]
+    skipped: tuple[str, ...]  # one line each: file:line: why
+    curated: tuple[CuratedOutcome, ...]
+    invalid: tuple[str, ...]  # records that failed validation (a bug; not written)
+    source: SourceInfo
+
+    def curated_in(self, state: str) -> list[CuratedOutcome]:
+        """Curated outcomes in one state."""
+        return [c for c in self.curated if c.state == state]
+
+    def summary(self) -> str:
+        """One line: records written, curated with reference, mismatches, missing, skipped files."""
+        parts = [
+            f"{len(self.records)} records (vLLM {self.source.version}, commit {self.source.commit or 'unknown'})",
+            f"curated with reference: {len(self.curated_in('ok'))}/{len(self.curated)}",
+        ]
+        mism = self.curated_in("schema_mismatch")
+        parts.append(f"schema mismatches: {len(mism)}" + (f" ({', '.join(c.name for c in mism)})" if mism else ""))
+        absent = self.curated_in("absent")
+        parts.append(f"curated absent: {len(absent)}" + (f" ({', '.join(c.name for c in absent)})" if absent else ""))
+        no_entry = self.curated_in("no_entry")
+        parts.append(f"curated without entry: {len(no_entry)}"
+                     + (f" ({', '.join(c.name for c in no_entry)})" if no_entry else ""))
+        parts.append(f"skipped: {len(self.skipped)}" + (f" ({'; '.join(self.skipped)})" if self.skipped else ""))
+        if self.invalid:
+            parts.append(f"INVALID records not written: {len(self.invalid)} ({self.invalid[0]})")
+        return "; ".join(parts)
+
+
+def _impl_index(impls: tuple[OpImpl, ...]) -> dict[tuple[str, str, str], list[OpImpl]]:
+    index: dict[tuple[str, str, str], list[OpImpl]] = {}
+    for i in impls:
+        index.setdefault((i.namespace, i.qualified_name, i.build), []).append(i)
+    return index
+
+
+def _record_overloads(defs: tuple[OpDef, ...]) -> Iterator[tuple[OpDef, str, OpDef | None]]:
+    """Each def with the overload part of its id: the first def of a name keeps it, later ones get a suffix."""
+    taken: dict[str, OpDef] = {}
+    for d in defs:
+        base = d.overload
+        first = taken.get(d.qualified_name)
+        if first is None:
+            taken[d.qualified_name] = d
+            yield d, base, None
+            continue
+        # Deterministic: namespace, then the build where it differs from the first, then the line.
+        suffix = d.namespace.lstrip("_") + (f"_{d.build}" if d.build != first.build else "")
+        candidate = f"{base}_{suffix}" if base else suffix
+        if f"{d.name}.{candidate}" in taken:
+            candidate = f"{candidate}_L{d.location.line}"
+        taken[f"{d.name}.{candidate}"] = d
+        yield d, candidate, first
+
+
+def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = None,
+            progress: Progress | None = None) -> Extraction:
+    """Records for every .def under root/csrc, with wrappers, test grids and curated references."""
+    if not (root / "csrc").is_dir():
+        raise SourceNotFound(f"{root} has no csrc/ folder; pass a vLLM checkout or source distribution")
+    step = progress or (lambda what, done, total: None)
+    curated = curated or load_curated_data()
+    skipped: list[str] = list(curated.problems)
+    step("registrations", 0, 1)
+    regs: Registrations = scan_registrations(root)
+    skipped.extend(s.reason for s in regs.skipped)
+    wrappers: tuple[Wrapper, ...] = ()
+    wrapper_path = root / WRAPPER_FILE
+    if wrapper_path.is_file():
+        try:
+            wrappers = parse_wrappers(wrapper_path.read_text(encoding="utf-8"))
+        except SourceParseError as exc:
+            skipped.append(str(exc))
+    else:
+        skipped.append(f"{WRAPPER_FILE}: not in the source tree (records have no wrapper)")
+    step("tests", 0, 1)
+    wanted = frozenset(e.test.split("::", 1)[0] for e in curated.entries.values() if e.test)
+    scan: TestScan = scan_tests(root, wanted)
+    skipped.extend(s.reason for s in scan.skipped)
+    impls = _impl_index(regs.impls)
+    records: list[dict[str, Any]] = []
+    invalid: list[str] = []
+    statuses: dict[str, tuple[ReferenceStatus, list[str]]] = {}
+    defs = regs.defs
+    present = {d.qualified_name for d in defs}
+    for k, (d, overload, first) in enumerate(_record_overloads(defs)):
+        step("records", k, len(defs))
+        schema: ParsedSchema | None = None
+        if d.schema is not None:
+            try:
+                schema = parse_op_schema(d.schema, file=d.location.file, line=d.location.line)
+            except SourceParseError as exc:
+                skipped.append(str(exc))
+                continue
+        own = impls.get((d.namespace, d.qualified_name, d.build)) or []
+        wrapper = wrapper_for(wrappers, d.namespace, d.name)
+        wrapper_names = frozenset(w.name for w in wrappers if (d.namespace, d.name) in w.ops)
+        entry = curated.entries.get(d.qualified_name) if first is None else None
+        inp = RecordInput(
+            op=d,
+            record_overload=overload,
+            schema=schema,
+            impls=tuple(own),
+            wrapper=wrapper,
+            tests=tuple(tests_calling(scan.grids, d.namespace, d.name, wrapper_names)),
+            curated_name=curated.curated_name_of(d.qualified_name),
+            entry=entry,
+            plan=plan_workloads(entry, scan) if entry is not None else None,
+            primary_id=f"vllm/{first.name}" + (f".{first.overload}" if first.overload else "") if first else None,
+        )
+        record, status, diffs = build_record(inp, source)
+        errors = record_errors(record)
+        if errors:
+            invalid.append(f"{record['id']} ({d.location}): {errors[0]}")
+            continue
+        if first is None:
+            statuses[d.qualified_name] = (status, diffs)
+        records.append(record)
+    step("records", len(defs), len(defs))
+    outcomes = [_outcome(name, ops, curated, statuses, present) for name, ops in curated.names.items()]
+    return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source)
+
+
+def _outcome(name: str, ops: tuple[str, ...], curated: CuratedData,
+             statuses: dict[str, tuple[ReferenceStatus, list[str]]], present: set[str]) -> CuratedOutcome:
+    absent = [op for op in ops if op not in present]
+    if absent:
+        return CuratedOutcome(name, "absent", f"not registered at this revision: {', '.join(absent)}")
+    no_entry = [op for op in ops if op not in curated.entries]
+    if no_entry:
+        return CuratedOutcome(name, "no_entry", f"no curated entry for {', '.join(no_entry)}")
+    mism = [(op, statuses[op][1]) for op in ops if op in statuses and statuses[op][0] is ReferenceStatus.SCHEMA_MISMATCH]
+    if mism:
+        return CuratedOutcome(name, "schema_mismatch",
+                              "; ".join(f"{op}: {' '.join(d)}" for op, d in mism))
+    if all(op in statuses and statuses[op][0] is ReferenceStatus.OK for op in ops):
+        return CuratedOutcome(name, "ok", "")
+    return CuratedOutcome(name, "no_entry", "a record of these ops was not written (see invalid records)")

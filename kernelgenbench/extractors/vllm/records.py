@@ -1,0 +1,243 @@
+"""Task records for vLLM ops: one per `.def`, with the curated reference attached where its schema matches."""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+
+import kernelgenbench
+from kernelgenbench.extractors.vllm.curated import CuratedEntry, module_source
+from kernelgenbench.extractors.vllm.guards import platforms_for
+from kernelgenbench.extractors.vllm.registrations import CATCH_ALL, OpDef, OpImpl
+from kernelgenbench.extractors.vllm.schemas import ParsedSchema, canonical_schema, split_top_level
+from kernelgenbench.extractors.vllm.test_grids import TestGrid, grid_to_dict
+from kernelgenbench.extractors.vllm.workloads import GridSource, WorkloadPlan
+from kernelgenbench.extractors.vllm.wrappers import Wrapper, wrapper_to_dict
+
+NO_GENERATOR = "no reference/input generator for this op"
+
+
+class ReferenceStatus(enum.Enum):
+    """Whether a record carries a reference (details.vllm.reference_status)."""
+
+    OK = "ok"
+    MISSING = "missing"
+    SCHEMA_MISMATCH = "schema_mismatch"
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Which vLLM the records come from."""
+
+    version: str
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class CategoryRules:
+    """Name heuristics for the category of an op without a curated entry (vllm_categories.yaml)."""
+
+    rules: tuple[tuple[re.Pattern[str], str], ...]
+    default: str
+    default_tolerance: Mapping[str, Mapping[str, float]]
+
+    def category(self, name: str) -> str:
+        """The category of the first rule matching `name`."""
+        return next((c for p, c in self.rules if p.search(name)), self.default)
+
+
+@functools.cache
+def category_rules() -> CategoryRules:
+    """The rules shipped in kernelgenbench/data/vllm_categories.yaml."""
+    data = yaml.safe_load((resources.files("kernelgenbench.data") / "vllm_categories.yaml").read_text("utf-8"))
+    rules = tuple((re.compile(r["pattern"]), r["category"]) for r in data["rules"])
+    return CategoryRules(rules, data["default"], data["default_tolerance"])
+
+
+@dataclass(frozen=True)
+class RenamedParam:
+    """A schema argument whose name repeats an earlier one, renamed so that keyword calls stay possible."""
+
+    position: int
+    schema_name: str
+    name: str
+    why: str
+
+
+def unique_param_names(schema: ParsedSchema, wrapper: Wrapper | None, namespace: str) -> tuple[list[str], list[RenamedParam]]:
+    """Argument names with repeats renamed: after the wrapper's argument at that position, else name_<pos>."""
+    names = [a.name for a in schema.args]
+    call = None
+    if wrapper is not None:
+        call = next((c for c in wrapper.calls if c.namespace == namespace and c.op == schema.name), None)
+    renamed: list[RenamedParam] = []
+    seen: set[str] = set()
+    for pos, name in enumerate(list(names)):
+        if name not in seen:
+            seen.add(name)
+            continue
+        candidate = call.args[pos] if call is not None and pos < len(call.args) else ""
+        if re.fullmatch(r"[A-Za-z_]\w*", candidate) and candidate not in names:
+            new, why = candidate, f"{wrapper.name if wrapper else ''} passes `{candidate}` at this position"
+        else:
+            new, why = f"{name}_{pos}", "repeated name; suffixed with its position"
+        names[pos] = new
+        seen.add(new)
+        renamed.append(RenamedParam(pos, name, new, why))
+    return names, renamed
+
+
+def schema_differences(reference: str, revision: str) -> list[str]:
+    """Readable differences between two canonical schemas: '-' lines the reference has, '+' the revision's."""
+    def parts(text: str) -> list[str]:
+        head, _, rest = text.partition("(")
+        args, _, ret = rest.rpartition(") -> ")
+        return [f"name {head}"] + [f"arg {a}" for a in split_top_level(args)] + [f"returns {ret}"]
+
+    return [line for line in difflib.ndiff(parts(reference), parts(revision)) if line[:1] in "+-"]
+
+
+def _params(schema: ParsedSchema, names: Sequence[str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": name, "type": a.type_text, "kind": a.kind, "dtype": None, "mutable": a.mutable,
+            "alias": a.alias, "optional": a.optional, "default": a.default, "keyword_only": a.keyword_only,
+            "direction": "inout" if a.mutable else "in",
+        }
+        for a, name in zip(schema.args, names, strict=True)
+    ]
+
+
+def _returns(schema: ParsedSchema) -> list[dict[str, Any]]:
+    return [{"name": r.name, "type": r.type_text, "kind": r.kind, "alias": r.alias} for r in schema.returns]
+
+
+def _workload_status(workloads: Sequence[Mapping[str, Any]], reason_none: str) -> dict[str, str]:
+    purposes = {w["purpose"] for w in workloads}
+    if purposes == {"correctness", "performance"}:
+        return {"state": "ok", "reason": ""}
+    if purposes:
+        missing = ({"correctness", "performance"} - purposes).pop()
+        return {"state": "partial", "reason": f"no {missing} workload: {reason_none}"}
+    return {"state": "none", "reason": reason_none}
+
+
+@dataclass(frozen=True)
+class RecordInput:
+    """Everything one record is built from."""
+
+    op: OpDef
+    record_overload: str  # the id's overload part: the schema overload, or a disambiguating suffix
+    schema: ParsedSchema | None
+    impls: tuple[OpImpl, ...]
+    wrapper: Wrapper | None
+    tests: tuple[TestGrid, ...]
+    curated_name: str | None
+    entry: CuratedEntry | None
+    plan: WorkloadPlan | None
+    primary_id: str | None  # set on a record whose name another file already took
+
+
+def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], ReferenceStatus, list[str]]:
+    """The record, its reference status and the schema differences (non-empty on a mismatch)."""
+    op, schema, entry = inp.op, inp.schema, inp.entry
+    rules = category_rules()
+    names: list[str] = []
+    renamed: list[RenamedParam] = []
+    if schema is not None:
+        names, renamed = unique_param_names(schema, inp.wrapper, op.namespace)
+    keys = sorted({i.dispatch_key for i in inp.impls} | ({CATCH_ALL} if op.catch_all else set()))
+    status = ReferenceStatus.MISSING
+    differences: list[str] = []
+    reference_schema = None
+    if entry is not None and inp.primary_id is None:
+        try:
+            reference_schema = canonical_schema(entry.schema)
+        except RuntimeError as exc:
+            reference_schema = None
+            differences = [f"the entry's schema does not parse: {str(exc).splitlines()[0]}"]
+        revision_schema = schema.canonical if schema is not None else None
+        if reference_schema is not None and reference_schema == revision_schema:
+            status = ReferenceStatus.OK
+        else:
+            status = ReferenceStatus.SCHEMA_MISMATCH
+            if reference_schema is not None:
+                differences = (schema_differences(reference_schema, revision_schema) if revision_schema
+                               else ["the op has no schema at this revision (name-only def)"])
+    ok = status is ReferenceStatus.OK
+    assert entry is not None or not ok
+    reason = NO_GENERATOR
+    workloads: list[dict[str, Any]] = []
+    if ok and entry is not None and inp.plan is not None:
+        if entry.inputs:
+            workloads = [dict(w) for w in inp.plan.workloads]
+            reason = inp.plan.reason or "the entry lists no such workload"
+        else:
+            reason = "the curated entry has no input generator"
+    elif status is ReferenceStatus.SCHEMA_MISMATCH:
+        reason = "the curated reference implements another schema: " + "; ".join(differences)
+    description = (inp.wrapper.docstring if inp.wrapper and inp.wrapper.docstring else "") or (
+        entry.description if entry else "")
+    code = lambda fn: {"module": entry.module, "function": fn, "code": module_source(entry.module)}  # noqa: E731
+    details: dict[str, Any] = {
+        "namespace": op.namespace,
+        "dispatch_keys": keys,
+        "guards": list(op.guards),
+        "reference_status": status.value,
+        "build": op.build,
+        "block": op.block,
+        "torch_tags": list(op.torch_tags),
+        "canonical_schema": schema.canonical if schema else None,
+        "impls": [{"dispatch_key": i.dispatch_key, "file": i.location.file, "line": i.location.line,
+                   "guards": list(i.guards)} for i in inp.impls],
+        "wrapper": wrapper_to_dict(inp.wrapper) if inp.wrapper else None,
+        "tests": [grid_to_dict(g) for g in inp.tests],
+        "curated_name": inp.curated_name,
+        "curated_entry": entry.where if entry else None,
+        "reference_schema": reference_schema,
+        "schema_differences": differences,
+        "renamed_params": [{"position": r.position, "schema_name": r.schema_name, "name": r.name, "why": r.why}
+                           for r in renamed],
+        "workload_source": (
+            {"kind": inp.plan.source.value, "test": entry.test if entry else None, "reason": inp.plan.reason}
+            if ok and inp.plan is not None else {"kind": GridSource.NONE.value, "test": None, "reason": reason}
+        ),
+        "primary_id": inp.primary_id,
+    }
+    rid = f"vllm/{op.name}" + (f".{inp.record_overload}" if inp.record_overload else "")
+    record = {
+        "record_version": 1,
+        "id": rid,
+        "source": "vllm",
+        "name": op.name,
+        "overload": inp.record_overload,
+        "signature": op.schema,
+        "params": _params(schema, names) if schema else [],
+        "returns": _returns(schema) if schema else [],
+        "category": entry.category if entry else rules.category(op.name),
+        "tags": sorted(set(keys) | set(op.torch_tags)),
+        "description": description,
+        "entry_point": f"{op.name}_{op.overload}" if op.overload else op.name,
+        "semantics": entry.semantics if entry else "deterministic",
+        "reference": code(entry.function) if ok and entry else None,
+        "inputs": code(entry.inputs) if ok and entry and entry.inputs else None,
+        "workloads": workloads,
+        "workload_status": _workload_status(workloads, reason),
+        "tolerance": {k: {kk: float(vv) for kk, vv in v.items()} for k, v in
+                      (entry.tolerance if entry else rules.default_tolerance).items()},
+        "cost": dict(entry.cost) if ok and entry and entry.cost else None,
+        "provenance": {"upstream": "vllm", "version": source.version, "commit": source.commit,
+                       "file": op.location.file, "line": op.location.line, "extractor": kernelgenbench.__version__},
+        "platforms": platforms_for(op.guards, op.build),
+        "benchmarks": ["ms"] if ok and inp.curated_name else [],
+        "details": {"vllm": details},
+    }
+    return record, status, differences
