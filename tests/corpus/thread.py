@@ -1,0 +1,35 @@
+# kgb-corpus: task=aten/add.Tensor expect=tampering
+# Leaves a thread running after the call.
+import threading
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add_kernel(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + alpha * y, mask=mask)
+
+
+def _launch(x, y, out, alpha=1.0):
+    n = out.numel()
+    _add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, float(alpha), BLOCK=1024)
+
+
+def _spin():
+    while True:
+        time.sleep(0.01)
+
+
+def add_Tensor(self, other, *, alpha=1):
+    threading.Thread(target=_spin, daemon=True).start()
+    x, y = torch.broadcast_tensors(self, other)
+    out = torch.empty_like(x.contiguous())
+    _launch(x.contiguous(), y.contiguous(), out, alpha)
+    return out
