@@ -186,10 +186,11 @@ def make_paged_attention_inputs(params: dict, *, seed: int, device: str) -> dict
                blocksparse_vert_stride=int(params.get("blocksparse_vert_stride", 0)),
                blocksparse_block_size=int(params.get("blocksparse_block_size", 64)),
                blocksparse_head_sliding_step=int(params.get("blocksparse_head_sliding_step", 0)))
-    if params.get("version", "v1") == "v2":
-        out["exp_sums"] = torch.full((seqs, heads, n_part), -7.0)
-        out["max_logits"] = torch.full((seqs, heads, n_part), -7.0)
-        out["tmp_out"] = torch.full((seqs, heads, n_part, d), -7.0, dtype=dtype)
+    if params.get("version", "v1") == "v2":  # scratch tensors follow `out`, in schema order
+        first = out.pop("out")
+        out = dict(out=first, exp_sums=torch.full((seqs, heads, n_part), -7.0),
+                   max_logits=torch.full((seqs, heads, n_part), -7.0),
+                   tmp_out=torch.full((seqs, heads, n_part, d), -7.0, dtype=dtype), **out)
     return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in out.items()}
 
 
