@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "kernelgenbench.cli.build",
     "kernelgenbench.cli.publish",
     "kernelgenbench.cli.prompt",
+    "kernelgenbench.cli.eval",
     "kernelgenbench.cli.extract_aten",
     "kernelgenbench.cli.report",
     "kernelgenbench.cli.extract_cublas",

@@ -1,0 +1,65 @@
+"""`kgb eval`: score candidate Triton kernels on a dataset split; results as JSON Lines plus a summary table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer, extract_app: typer.Typer) -> None:
+    """Add the `eval` command to `kgb`."""
+
+    @app.command("eval")
+    def eval_(
+        dataset: Annotated[str, typer.Option(
+            "--dataset", help="Hub id, dataset folder (`kgb build --out`) or JSONL of task records.")],
+        solutions: Annotated[Path, typer.Option(
+            "--solutions", help="Directory of <source>__<name>.py files (aten__add.Tensor.py) or a JSONL of "
+                                "{task_id, code[, candidate_id, model, method, tokens]} rows.")],
+        config: Annotated[str | None, typer.Option(
+            "--config", help="Dataset config (ms, mc, aten, vllm, cublas, ...); for a JSONL, omit it to keep "
+                             "every record.")] = None,
+        split: Annotated[str, typer.Option("--split", help="Split of the config.")] = "test",
+        revision: Annotated[str | None, typer.Option("--revision", help="Hub revision.")] = None,
+        tasks: Annotated[list[str] | None, typer.Option(
+            "--tasks", help="Only these task ids (repeat the option or separate with commas).")] = None,
+        device: Annotated[str, typer.Option(
+            "--device", help="auto (the accelerator, else CPU through Triton's interpreter), cuda, cuda:1, "
+                             "xpu, npu, cpu, ...")] = "auto",
+        out: Annotated[Path, typer.Option("--out", help="Results JSONL, appended as results arrive.")] = Path(
+            "results.jsonl"),
+        resume: Annotated[bool, typer.Option(
+            "--resume", help="Skip candidates whose result is already in --out.")] = False,
+        workers: Annotated[int, typer.Option("--workers", min=1, help="Candidates evaluated in parallel.")] = 1,
+        rounds: Annotated[int, typer.Option("--rounds", min=1, help="Fresh-input rounds per workload.")] = 3,
+        seed: Annotated[int, typer.Option("--seed", help="Base seed of every round's inputs.")] = 0,
+        timeout: Annotated[float | None, typer.Option(
+            "--timeout", help="Wall-clock limit per call of a candidate, in seconds (default 120).")] = None,
+        memory_gib: Annotated[float | None, typer.Option(
+            "--memory-gib", help="Memory cap per worker in GiB (host address space on CPU, device memory on "
+                                 "an accelerator; default 8).")] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No line per candidate, only the summary.")] = False,
+    ) -> None:
+        """Evaluate every candidate in its own worker over fresh-input rounds; write one JSON line per workload
+        and per candidate to --out as soon as each is known, then print a summary table."""
+        from kernelgenbench.evaluator.api import evaluate
+        from kernelgenbench.evaluator.runner import read_rows
+        from kernelgenbench.evaluator.summary import format_table, summarize
+
+        ids = [i for t in tasks or [] for i in t.split(",") if i]
+        results = evaluate(
+            solutions, dataset=dataset, config=config, split=split, revision=revision, task_ids=ids or None,
+            device=device, rounds=rounds, seed=seed, workers=workers, out=out, resume=resume,
+            call_timeout_s=timeout, memory_cap_bytes=int(memory_gib * (1 << 30)) if memory_gib else None,
+        )
+        if not quiet:
+            for r in results:
+                mark = "PASS" if r.passed else "FAIL"
+                first = r.evidence.splitlines()[0][:160] if r.evidence else ""
+                print(f"{mark} {r.status.value:<20} {r.task_id} [{r.candidate_id}] {first}", file=sys.stderr)
+        rows = [r for r in read_rows(out) if r.get("kind") == "task"]
+        print(format_table(summarize(rows)))
+        print(f"results: {out}")

@@ -1,0 +1,92 @@
+"""`kernelgenbench.evaluate(...)`: the evaluator as a function, with the CLI's power, for RL and agent loops.
+
+    import kernelgenbench as kgb
+    results = kgb.evaluate({"aten/add.Tensor": code}, dataset="org/kernelgenbench", config="ms")
+    results[0].status, results[0].evidence, [w.status for w in results[0].workloads]
+
+Scripts that call it must keep their top level behind `if __name__ == "__main__":`, as for any code
+that starts worker processes with multiprocessing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.errors import CandidateError, DatasetError
+from kernelgenbench.evaluator.runner import CandidateResult, EvalConfig, run
+from kernelgenbench.evaluator.solutions import Candidate, from_rows, load_solutions
+
+Solutions = str | Path | Mapping[str, str | Sequence[str]] | Iterable[Candidate | Mapping[str, Any]]
+
+
+def as_candidates(solutions: Solutions) -> list[Candidate]:
+    """Candidates from a path, a {task_id: code | [codes]} mapping, or a sequence of Candidates / rows."""
+    if isinstance(solutions, (str, Path)):
+        return load_solutions(solutions)
+    if isinstance(solutions, Mapping):
+        rows: list[dict[str, Any]] = []
+        for tid, codes in solutions.items():
+            for code in [codes] if isinstance(codes, str) else list(codes):
+                rows.append({"task_id": tid, "code": code})
+        return from_rows(rows, origin="<evaluate() mapping>")
+    items = list(solutions)
+    if all(isinstance(c, Candidate) for c in items):
+        return items  # type: ignore[return-value]
+    if all(isinstance(c, Mapping) for c in items):
+        return from_rows([dict(c) for c in items], origin="<evaluate() rows>")  # type: ignore[arg-type]
+    raise CandidateError("solutions must be a path, a {task_id: code} mapping, Candidates, or {task_id, code} rows")
+
+
+def resolve_tasks(tasks: Iterable[Task | Mapping[str, Any]] | None, dataset: str | Path | None,
+                  config: str | None, split: str, revision: str | None) -> list[Task]:
+    """Tasks given directly (Task objects or record dicts), or loaded from a dataset / JSONL of records."""
+    if tasks is not None:
+        return [t if isinstance(t, Task) else Task.from_dict(t) for t in tasks]
+    if dataset is None:
+        raise DatasetError("give the tasks: dataset=<Hub id, dataset folder or records JSONL> or tasks=[...]")
+    from kernelgenbench.dataset.load import load_tasks
+
+    return load_tasks(dataset, config=config, split=split, revision=revision)
+
+
+def evaluate(
+    solutions: Solutions,
+    *,
+    dataset: str | Path | None = None,
+    config: str | None = None,
+    split: str = "test",
+    revision: str | None = None,
+    tasks: Iterable[Task | Mapping[str, Any]] | None = None,
+    task_ids: Sequence[str] | None = None,
+    device: str = "auto",
+    rounds: int = 3,
+    seed: int = 0,
+    workers: int = 1,
+    out: str | Path | None = None,
+    resume: bool = False,
+    call_timeout_s: float | None = None,
+    memory_cap_bytes: int | None = None,
+    timing: Mapping[str, Any] | None = None,
+) -> list[CandidateResult]:
+    """Score candidate kernels on tasks; one typed result per candidate (with per-workload results)."""
+    all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
+    cands = as_candidates(solutions)
+    if task_ids:
+        wanted = set(task_ids)
+        unknown = wanted - {t.id for t in all_tasks}
+        if unknown:
+            raise DatasetError(f"unknown task id(s) {sorted(unknown)}; check --tasks against the dataset")
+        all_tasks = [t for t in all_tasks if t.id in wanted]
+        cands = [c for c in cands if c.task_id in wanted]
+    overrides: dict[str, Any] = {"device": device, "rounds": rounds, "seed": seed, "workers": workers}
+    if call_timeout_s is not None:
+        overrides["call_timeout_s"] = call_timeout_s
+    if memory_cap_bytes is not None:
+        overrides["memory_cap_bytes"] = memory_cap_bytes
+    if timing is not None:
+        overrides["timing"] = dict(timing)
+    return run(all_tasks, cands, config=EvalConfig(**overrides), out=Path(out) if out is not None else None,
+               resume=resume)
