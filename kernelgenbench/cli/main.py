@@ -27,6 +27,7 @@ app.add_typer(extract_app, name="extract")
 
 # Each module defines `register(app, extract_app)`; adding a subcommand means adding its module here.
 _COMMAND_MODULES = (
+    "kernelgenbench.cli.extract_vllm",
     "kernelgenbench.cli.build",
     "kernelgenbench.cli.publish",
     "kernelgenbench.cli.prompt",
