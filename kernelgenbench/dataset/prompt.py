@@ -32,7 +32,7 @@ _HINTS = {
     "device": "torch.device",
     "memory_format": "torch.memory_format",
     "generator": "torch.Generator",
-    "enum": "int",
+    "enum": "str",
     "complex": "complex",
     "other": "object",
 }
@@ -56,10 +56,10 @@ _CONVENTIONS = {
             "overloads write their results into the given tensors and return them.",
     "vllm": "Define `{entry}` with the op's parameters in schema order. Arguments marked `Tensor!` are outputs or "
             "in-out buffers that you write in place; the op returns what its schema returns (usually nothing).",
-    "cublas": "Define `{entry}` with the routine's C parameters minus the handle, in order. Device pointers arrive "
-              "as torch tensors (honour the increments, leading dimensions and transpose flags exactly as BLAS "
-              "does), host scalars as Python numbers, enums as their integer values; write the outputs in place "
-              "and return nothing.",
+    "cublas": "Define `{entry}` with the routine's C parameters minus the handle, in the header's order and names. "
+              "Device pointers arrive as torch tensors (honour the increments, leading dimensions and transpose "
+              "flags exactly as BLAS does) and host scalars as Python numbers; enums come as the workloads show "
+              "them. Write the outputs in place and return nothing.",
 }
 
 _FORBIDDEN_COMMON = (
@@ -152,8 +152,18 @@ def _default(param: Param) -> str | None:
     return repr(value)
 
 
-def _hint(param: Param) -> str:
-    hint = _HINTS[param.kind]
+def _enum_hint(param: Param, task: Task | None) -> str:
+    # Sources pass enums differently (cuBLAS by letter or enumerator name, others by value): the workloads say.
+    for w in task.workloads if task else ():
+        arg = (w.args or {}).get(param.name)
+        value = arg.get("value") if isinstance(arg, Mapping) else (w.params or {}).get(param.name)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            return type(value).__name__
+    return "str"
+
+
+def _hint(param: Param, task: Task | None = None) -> str:
+    hint = _enum_hint(param, task) if param.kind == "enum" else _HINTS[param.kind]
     if param.kind == "tensor_list" and "?" in param.type.split("[")[0]:
         hint = "list[torch.Tensor | None]"
     if param.optional and "None" not in hint:
@@ -177,7 +187,7 @@ def python_signature(task: Task) -> str:
             parts.append("*")
             star = True
         default = _default(p)
-        parts.append(f"{p.name}: {_hint(p)}" + (f" = {default}" if default is not None else ""))
+        parts.append(f"{p.name}: {_hint(p, task)}" + (f" = {default}" if default is not None else ""))
     return f"def {task.entry_point}({', '.join(parts)}) -> {_return_hint(task.returns)}:"
 
 
@@ -249,7 +259,7 @@ def build_prompt(task: Task) -> Prompt:
         writes=_writes(task),
         calling_convention=_CONVENTIONS[task.source].format(entry=task.entry_point, op=op),
         params=tuple(
-            {"name": p.name, "type": p.type, "kind": p.kind, "hint": _hint(p), "default": p.default,
+            {"name": p.name, "type": p.type, "kind": p.kind, "hint": _hint(p, task), "default": p.default,
              "keyword_only": p.keyword_only, "mutable": p.mutable, "direction": p.direction, "dtype": p.dtype,
              "description": p.description}
             for p in task.params
