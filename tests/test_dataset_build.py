@@ -211,3 +211,14 @@ def test_cli_build_takes_several_files_after_one_tasks_flag(tmp_path: Path, monk
     assert info.value.code == 0
     assert f"wrote {tmp_path / 'ds'}: 5 of 6 records published (1 in no config: neither curated nor with a workload)" in out
     assert "  aten-all       3 rows  aten-all/test-00000-of-00001.parquet" in out
+
+
+def test_a_template_that_breaks_the_front_matter_fails_the_build(tmp_path: Path) -> None:
+    template = tmp_path / "card.md.j2"
+    template.write_text("# {{ pretty_name }}\n")
+    with pytest.raises(DatasetError, match="the rendered card does not start with YAML front matter"):
+        build_dataset([write_jsonl(tmp_path / "in.jsonl", all_records())], tmp_path / "ds", card_template=template)
+    template.write_text("---\n{{ front_matter }}---\n{{ nope }}\n")
+    with pytest.raises(DatasetError, match="cannot render the card template: 'nope' is undefined"):
+        build_dataset([tmp_path / "in.jsonl"], tmp_path / "ds", card_template=template)
+    assert not (tmp_path / "ds").exists()

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kernelgenbench import __version__
-from kernelgenbench.dataset.card import card_context, default_card_template, render_card
+from kernelgenbench.dataset.card import card_context, check_front_matter, default_card_template, render_card
 from kernelgenbench.dataset.configs import SPLIT, DatasetConfig, dataset_configs
 from kernelgenbench.dataset.jsonl import read_jsonl
 from kernelgenbench.dataset.manifest import MANIFEST_NAME, ConfigFile, manifest
@@ -132,7 +132,9 @@ def write_dataset(
     (folder / MANIFEST_NAME).write_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     context = card_context(published, written, omitted, builder_version=__version__,
                            **({"repo_id": repo_id} if repo_id else {}))
-    (folder / "README.md").write_text(render_card(card_template, context), encoding="utf-8")
+    card = render_card(card_template, context)
+    check_front_matter(card, [config.name for config, _ in written])
+    (folder / "README.md").write_text(card, encoding="utf-8")
     return BuildResult(folder, len(records), len(published), files, omitted)
 
 

@@ -149,3 +149,19 @@ def render_card(template: Path, context: Mapping[str, Any]) -> str:
         return env.get_template(template.name).render(**context)
     except jinja2.TemplateError as exc:
         raise DatasetError(f"{template}: cannot render the card template: {exc}") from exc
+
+
+def check_front_matter(text: str, config_names: Sequence[str]) -> None:
+    """Fail unless the card starts with YAML front matter whose `configs` are exactly `config_names`."""
+    # A custom template can break the front matter; the Hub and datasets would then see no configs at all.
+    parts = text.split("---\n", 2)
+    if not text.startswith("---\n") or len(parts) < 3:
+        raise DatasetError("the rendered card does not start with YAML front matter between '---' lines; fix the template")
+    try:
+        meta = yaml.safe_load(parts[1]) or {}
+    except yaml.YAMLError as exc:
+        raise DatasetError(f"the rendered card's front matter is not YAML ({exc}); fix the template") from exc
+    got = [c.get("config_name") for c in meta.get("configs", [])] if isinstance(meta, dict) else []
+    if got != list(config_names):
+        raise DatasetError(f"the rendered card's front matter lists configs {got}, expected {list(config_names)}; "
+                           "fix the template")
