@@ -21,7 +21,7 @@ from dataset_fixtures import all_records, write_jsonl
 from huggingface_hub import HfApi, constants
 
 from kernelgenbench.dataset.build import build_dataset
-from kernelgenbench.dataset.publish import Change, RemoteState, plan_publish
+from kernelgenbench.dataset.publish import Change, RemoteState, plan_publish, publish
 
 UNREACHABLE = "http://127.0.0.1:9"
 
@@ -192,3 +192,69 @@ def test_publish_of_a_folder_that_is_not_a_dataset_is_one_line(tmp_path: Path) -
     assert proc.returncode == 2
     assert proc.stderr == (f"kgb: error: {tmp_path}: not a dataset folder (needs README.md and manifest.json); "
                            "run `kgb build` first\n")
+
+
+class _RecordingHub(http.server.BaseHTTPRequestHandler):
+    """Answers the write calls of a publish (create repo, branch, preupload, commit, tag) and records them."""
+
+    calls: list[tuple[str, str, bytes]] = []
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.calls.append(("GET", self.path, b""))
+        self._json(404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.calls.append(("POST", self.path.split("?")[0], body))
+        path = self.path.split("?")[0]
+        if path == "/api/repos/create":
+            self._json(200, {"url": f"http://{self.headers['Host']}/datasets/org/name"})
+        elif path == "/api/validate-yaml":
+            self._json(200, {"errors": [], "warnings": []})
+        elif "/preupload/" in path:
+            files = json.loads(body)["files"]
+            self._json(200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False}
+                                       for f in files]})
+        elif "/commit/" in path:
+            self._json(200, {"commitUrl": f"http://{self.headers['Host']}/datasets/org/name/commit/c0ffee",
+                             "commitOid": "c0ffee",
+                             "pullRequestUrl": None})
+        else:  # branch and tag creation
+            self._json(200, {})
+
+    def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_publish_makes_one_commit_on_the_branch_then_tags_it(built: Path, online: None) -> None:
+    _RecordingHub.calls = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RecordingHub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = HfApi(endpoint=f"http://127.0.0.1:{server.server_address[1]}", token="hf_test_token")
+        result = publish(built, "org/name", revision="v1-branch", tag="v1.0", private=True, api=api)
+    finally:
+        server.shutdown()
+        server.server_close()
+    posts = [(path, body) for method, path, body in _RecordingHub.calls if method == "POST"]
+    kinds = [p.split("/")[-2] if p.startswith("/api/datasets/") else p for p, _ in posts]
+    assert kinds == ["/api/repos/create", "branch", "/api/validate-yaml", "preupload", "commit", "tag"]
+    create = json.loads(posts[0][1])
+    assert create["name"] == "name" and create["organization"] == "org"
+    assert create["type"] == "dataset" and create["visibility"] == "private"
+    commit = [json.loads(line) for line in posts[4][1].splitlines()]
+    assert commit[0]["key"] == "header" and posts[4][0] == "/api/datasets/org/name/commit/v1-branch"
+    uploaded = sorted(item["value"]["path"] for item in commit[1:] if item["key"] == "file")
+    assert uploaded == sorted(p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file())
+    assert json.loads(posts[5][1]) == {"tag": "v1.0"} and posts[5][0] == "/api/datasets/org/name/tag/c0ffee"
+    assert result.commit_oid == "c0ffee" and result.tag == "v1.0" and result.plan.remote is RemoteState.NO_REPO
