@@ -312,3 +312,30 @@ def as_dict(c: Comparison) -> dict[str, Any]:
             d[k] = str(d[k])
     d["compared"] = list(d["compared"])
     return d
+
+
+def report_markdown(results: Sequence[Comparison], env: Mapping[str, Any]) -> str:
+    """The comparison as a Markdown table, one row per routine and workload, timings side by side."""
+    passed = sum(c.passed for c in results)
+    routines = sorted({c.routine for c in results})
+    ok_routines = sum(all(c.passed for c in results if c.routine == r) for r in routines)
+    lines = [
+        "# cuBLAS references vs the real cuBLAS",
+        "",
+        f"- device: {env.get('device')}; cuBLAS {env.get('cublas')} ({env.get('libcublas')}); "
+        f"torch {env.get('torch')} (CUDA {env.get('cuda')}); Python {env.get('python')}",
+        f"- {passed}/{len(results)} workloads pass; {ok_routines}/{len(routines)} routines pass on all workloads",
+        "- pass: |cuBLAS - reference| <= atol + rtol*|reference| on every element of every written argument "
+        "(the record's tolerance); max_abs is the largest |difference|.",
+        "- native_ms / reference_ms: wall time per call (5 calls of cuBLAS, 1 of the reference, synchronized), "
+        "performance workloads only; a rough baseline, not the evaluator's timing.",
+        "",
+        "| routine | workload | purpose | pass | max_abs | atol | native_ms | reference_ms | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in results:
+        nat = f"{c.native_ms:.3f}" if c.native_ms is not None else ""
+        ref = f"{c.reference_ms:.3f}" if c.reference_ms is not None else ""
+        lines.append(f"| {c.routine} | {c.workload} | {c.purpose} | {'yes' if c.passed else 'NO'} | "
+                     f"{c.max_abs_error:.3g} | {c.atol:.3g} | {nat} | {ref} | {c.error or ''} |")
+    return "\n".join(lines) + "\n"
