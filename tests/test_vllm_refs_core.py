@@ -190,6 +190,25 @@ def test_dynamic_fp8_quants_pick_absmax_scales():
     assert bool(((b["result"].float() * b["scale"] - x).abs() <= _dequant_bound(b["result"], b["scale"]))[inside].all())
 
 
+@pytest.mark.parametrize("which", ["static", "dynamic", "per_token"])
+def test_fp8_quants_leave_padding_rows_and_read_strided_rows(which):
+    gen = {"static": Q.make_static_scaled_fp8_quant_inputs, "dynamic": Q.make_dynamic_scaled_fp8_quant_inputs,
+           "per_token": Q.make_dynamic_per_token_scaled_fp8_quant_inputs}[which]
+    fn = {"static": Q.static_scaled_fp8_quant, "dynamic": Q.dynamic_scaled_fp8_quant,
+          "per_token": Q.dynamic_per_token_scaled_fp8_quant}[which]
+    p = {"num_tokens": 5, "hidden_size": 33, "dtype": "bfloat16"}
+    plain = gen(p, seed=3, device=CPU)
+    odd = gen({**p, "num_token_padding": 9, "strided_input": True}, seed=3, device=CPU)
+    assert odd["result"].shape == (9, 33) and not odd["input"].is_contiguous()
+    assert torch.equal(odd["input"], plain["input"])
+    fn(**plain)
+    fn(**odd)
+    assert torch.equal(odd["result"][:5].float(), plain["result"].float())
+    assert bool(torch.isnan(odd["result"][5:].float()).all())  # the padding rows are never written
+    if which == "per_token":
+        assert torch.equal(odd["scale"][:5], plain["scale"]) and bool(torch.isnan(odd["scale"][5:]).all())
+
+
 # ------------------------------------------------------------------------------------------- rope
 
 

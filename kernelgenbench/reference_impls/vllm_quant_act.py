@@ -30,6 +30,15 @@ def _rows(x: torch.Tensor) -> torch.Tensor:
     return x.reshape(-1, x.shape[-1]).float()
 
 
+def _token_rows(t: torch.Tensor, tokens: int) -> torch.Tensor:
+    """The [tokens, d] rows the fp8 kernels address: row i at i * t.stride(-2), last dim contiguous.
+
+    The output may have more rows than the input (scaled_fp8_quant's num_token_padding): those stay unwritten.
+    """
+    d = t.shape[-1]
+    return t.as_strided((tokens, d), (t.stride(-2) if t.dim() > 1 else d, 1), t.storage_offset())
+
+
 def _to_fp8(q: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return q.clamp(-FP8_MAX, FP8_MAX).to(dtype)
 
@@ -41,7 +50,8 @@ def _rn_sat_int8(q: torch.Tensor) -> torch.Tensor:
 def static_scaled_fp8_quant(result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor) -> None:
     """result = fp8(clamp(input * (1/scale), +-448)) with a given per-tensor fp32 scale."""
     inv = 1.0 / scale.reshape(-1)[0].float()
-    result.copy_(_to_fp8(_rows(input) * inv, result.dtype).reshape(result.shape))
+    x = _token_rows(input, input.numel() // input.shape[-1]).float()
+    _token_rows(result, x.shape[0]).copy_(_to_fp8(x * inv, result.dtype))
 
 
 def dynamic_scaled_fp8_quant(result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor) -> None:
@@ -49,23 +59,23 @@ def dynamic_scaled_fp8_quant(result: torch.Tensor, input: torch.Tensor, scale: t
 
     No lower bound on the scale here (unlike the per-token op): an all-zero input gives scale 0.
     """
-    x = _rows(input)
+    x = _token_rows(input, input.numel() // input.shape[-1]).float()
     s = x.abs().amax() / FP8_MAX
     scale.view(-1)[0] = s
-    result.copy_(_to_fp8(x * (1.0 / s), result.dtype).reshape(result.shape))
+    _token_rows(result, x.shape[0]).copy_(_to_fp8(x * (1.0 / s), result.dtype))
 
 
 def dynamic_per_token_scaled_fp8_quant(
     result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor, scale_ub: torch.Tensor | None
 ) -> None:
     """scale[t] = max(min(max|x_t|, scale_ub) / 448, 1/(448*512)); result = fp8(clamp(x / scale[t]))."""
-    x = _rows(input)
+    x = _token_rows(input, input.numel() // input.shape[-1]).float()
     amax = x.abs().amax(dim=-1, keepdim=True)
     if scale_ub is not None:
         amax = torch.minimum(amax, scale_ub.reshape(()).float())
     s = torch.clamp_min(amax / FP8_MAX, FP8_MIN_SCALE)
-    scale.copy_(s.reshape(scale.shape))
-    result.copy_(_to_fp8(x / s, result.dtype).reshape(result.shape))
+    scale.view(-1)[: x.shape[0]] = s.reshape(-1)  # padded scale rows stay unwritten
+    _token_rows(result, x.shape[0]).copy_(_to_fp8(x / s, result.dtype))
 
 
 def static_scaled_int8_quant(
@@ -109,6 +119,8 @@ def dynamic_scaled_int8_quant(
 
 
 # ----------------------------------------------------------------------------------------------- inputs
+# The fp8 generators also take num_token_padding (output and per-token scale get that many rows, as the
+# wrapper's option; the extra rows must stay unwritten) and strided_input (a row-strided input view).
 
 
 def _input(params: dict, g: torch.Generator, *, mul: float = 1.0, sub: float = 0.0, eps: float = 0.0):
@@ -118,8 +130,19 @@ def _input(params: dict, g: torch.Generator, *, mul: float = 1.0, sub: float = 0
     return (torch.rand(t, h, generator=g) * mul - sub + eps).to(dtype), t, h
 
 
-def _fp8_out(t: int, h: int, device: str) -> torch.Tensor:
-    return torch.full((t, h), float("nan"), dtype=torch.float32).to(torch.float8_e4m3fn).to(device)
+def _fp8_out(t: int, h: int, device: str, params: dict | None = None) -> torch.Tensor:
+    """Poisoned fp8 output with max(num_token_padding, t) rows (rows past t are never written)."""
+    rows = max(int((params or {}).get("num_token_padding") or 0), t)
+    return torch.full((rows, h), float("nan"), dtype=torch.float32).to(torch.float8_e4m3fn).to(device)
+
+
+def _maybe_strided(x: torch.Tensor, params: dict, device: str) -> torch.Tensor:
+    """x, or (strided_input) the same values as a row-strided view of a twice-as-wide buffer."""
+    if not bool(params.get("strided_input", False)):
+        return x.to(device)
+    wide = torch.zeros(x.shape[0], 2 * x.shape[1], dtype=x.dtype)
+    wide[:, : x.shape[1]] = x
+    return wide.to(device)[:, : x.shape[1]]
 
 
 def _int8_out(t: int, h: int, device: str) -> torch.Tensor:
@@ -137,7 +160,7 @@ def make_static_scaled_fp8_quant_inputs(params: dict, *, seed: int, device: str)
         s = torch.tensor(float(params["scale"]), dtype=torch.float32)
     else:
         s = x.float().abs().amax() / FP8_MAX * float(params.get("scale_mult", 1.0))
-    return {"result": _fp8_out(t, h, device), "input": x.to(device),
+    return {"result": _fp8_out(t, h, device, params), "input": _maybe_strided(x, params, device),
             "scale": s.reshape(1).to(torch.float32).to(device)}
 
 
@@ -145,7 +168,7 @@ def make_dynamic_scaled_fp8_quant_inputs(params: dict, *, seed: int, device: str
     """dynamic_scaled_fp8_quant args: x ~ U[0, 1) as test_dynamic_per_tensor_fp8_quant; scale fp32 [1]."""
     g = torch.Generator().manual_seed(int(seed))
     x, t, h = _input(params, g)
-    return {"result": _fp8_out(t, h, device), "input": x.to(device),
+    return {"result": _fp8_out(t, h, device, params), "input": _maybe_strided(x, params, device),
             "scale": torch.full((1,), float("nan"), dtype=torch.float32, device=device)}
 
 
@@ -154,8 +177,9 @@ def make_dynamic_per_token_scaled_fp8_quant_inputs(params: dict, *, seed: int, d
     g = torch.Generator().manual_seed(int(seed))
     x, t, h = _input(params, g, eps=1e-6)
     ub = x.float().mean().reshape(()).to(device) if bool(params.get("scale_ub", False)) else None
-    return {"result": _fp8_out(t, h, device), "input": x.to(device),
-            "scale": torch.full((t, 1), float("nan"), dtype=torch.float32, device=device), "scale_ub": ub}
+    out = _fp8_out(t, h, device, params)
+    return {"result": out, "input": _maybe_strided(x, params, device),
+            "scale": torch.full((out.shape[0], 1), float("nan"), dtype=torch.float32, device=device), "scale_ub": ub}
 
 
 def make_static_scaled_int8_quant_inputs(params: dict, *, seed: int, device: str) -> dict:
