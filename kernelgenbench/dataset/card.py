@@ -10,10 +10,11 @@ from typing import Any
 
 import jinja2
 import yaml
+from datasets import List, Value
 
 from kernelgenbench.dataset.configs import SPLIT, DatasetConfig
 from kernelgenbench.dataset.manifest import ConfigFile, upstreams
-from kernelgenbench.dataset.rows import COLUMN_DOCS, FEATURES
+from kernelgenbench.dataset.rows import COLUMN_DOCS, FEATURES, JSON_FIELDS
 from kernelgenbench.errors import DatasetError, SourceNotFound
 
 CARD_TEMPLATE_NAME = "dataset_card.md.j2"
@@ -59,8 +60,6 @@ def front_matter(written: Sequence[tuple[DatasetConfig, ConfigFile]], n_tasks: i
 
 
 def _type_text(feature: Any) -> str:
-    from datasets import List, Value
-
     if isinstance(feature, Value):
         return feature.dtype
     if isinstance(feature, List):
@@ -79,8 +78,6 @@ def card_context(
     repo_id: str = PLACEHOLDER_REPO,
 ) -> dict[str, Any]:
     """Everything the template shows, computed from the records and the written configs."""
-    from kernelgenbench.dataset.rows import JSON_FIELDS
-
     members = {config.name: [r for r in records if config.contains(r)] for config, _ in written}
     default = next((c.name for c, _ in written if c.default), written[0][0].name)
     category_config = "ms" if "ms" in members else default
