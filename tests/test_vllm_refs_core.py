@@ -491,7 +491,7 @@ def test_curated_entries_parse_and_name_their_functions():
         fn, gen = getattr(mod, e["function"]), getattr(mod, e["inputs"])
         assert e["correctness"] and e["performance"], name
         mutable = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
-        for p in e["correctness"][:1]:  # the rest run in test_vllm_refs_core_records / _grids
+        for p in e["correctness"]:
             args = gen({**e.get("fixed", {}), **p}, seed=0, device=CPU)
             assert set(args) == {a.name for a in schema.arguments}, name
             ret = fn(**args)
