@@ -44,8 +44,13 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
         if "interpret" not in _SERVER_MODE:
             # The server imports torch and triton once; each worker is forked from it before any candidate
             # code has run anywhere, so it starts clean and fast.
-            ctx.set_forkserver_preload(["torch", "triton", "triton.language", "kernelgenbench.evaluator.worker",
-                                        "kernelgenbench.evaluator.compare", "kernelgenbench.dataset.record"])
+            # torch._dynamo is what a dispatch mode imports on first use (seconds); triton's interpreter and
+            # gluon are what the first interpreted launch imports.
+            ctx.set_forkserver_preload(["torch", "torch._dynamo", "triton", "triton.language",
+                                        "triton.runtime.interpreter", "triton.experimental.gluon",
+                                        "kernelgenbench.evaluator.worker", "kernelgenbench.evaluator.compare",
+                                        "kernelgenbench.evaluator.dispatch_guard", "kernelgenbench.evaluator.launch_hook",
+                                        "kernelgenbench.dataset.record"])
             old = os.environ.get("TRITON_INTERPRET")
             os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
             try:
