@@ -26,6 +26,7 @@ _BLOCK_MACRO = re.compile(r"(STABLE_)?TORCH_LIBRARY(_FRAGMENT|_IMPL)?(_EXPAND)?"
 _OP_NAME = re.compile(r"[A-Za-z_]\w*(\.\w+)?")
 _SOURCE_SUFFIXES = (".cpp", ".cu", ".cc", ".cxx", ".h", ".hpp", ".cuh")
 CATCH_ALL = "CompositeImplicitAutograd"
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
 @dataclass(frozen=True)
@@ -226,18 +227,21 @@ def _is(toks: list[Token], i: int, punct: str) -> bool:
 def _call_args(toks: list[Token], open_idx: int, file: str) -> tuple[list[list[Token]], int]:
     """The top-level comma-separated arguments of the call whose '(' is at open_idx; and the index after ')'."""
     args: list[list[Token]] = [[]]
-    depth = 0
+    stack: list[Token] = []
     for k in range(open_idx, len(toks)):
         t = toks[k]
         if t.kind is TokKind.PUNCT and t.text in "([{":
-            depth += 1
-            if depth == 1:
+            stack.append(t)
+            if len(stack) == 1:
                 continue
         elif t.kind is TokKind.PUNCT and t.text in ")]}":
-            depth -= 1
-            if depth == 0:
+            opener = stack.pop()
+            if _PAIRS[opener.text] != t.text:
+                raise SourceParseError(f"'{opener.text}' closed by '{t.text}' at line {t.line}", file=file,
+                                       line=opener.line)
+            if not stack:
                 return ([] if args == [[]] else args), k + 1
-        elif depth == 1 and t.kind is TokKind.PUNCT and t.text == ",":
+        elif len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ",":
             args.append([])
             continue
         if t.kind is not TokKind.DIRECTIVE:
