@@ -30,13 +30,15 @@ class _Draw:
         self.device = device
 
     def normal(self, n, dtype, scale=1.0):
+        # Draw in the storage's own precision class: float64 draws only for float64/complex128 data.
+        wide = dtype in (torch.float64, torch.complex128)
+        real = torch.float64 if wide else torch.float32
         if dtype.is_complex:
-            real = torch.float64 if dtype == torch.complex128 else torch.float32
             re = torch.randn(n, generator=self.gen, dtype=real)
             im = torch.randn(n, generator=self.gen, dtype=real)
             v = torch.complex(re, im) * (scale / math.sqrt(2))
         else:
-            v = torch.randn(n, generator=self.gen, dtype=torch.float64) * scale
+            v = torch.randn(n, generator=self.gen, dtype=real) * scale
         return v.to(dtype)
 
     def uniform(self, n, lo, hi):
