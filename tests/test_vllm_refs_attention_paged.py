@@ -23,13 +23,12 @@ def _dense(a, keep_fn=None):
     outs = torch.zeros(seqs, heads, d, dtype=torch.float64)
     for s in range(seqs):
         n = int(a["seq_lens"][s])
-        keys, vals = [], []
-        for j in range(n):
-            b, o = int(a["block_tables"][s, j // bs]), j % bs
-            keys.append(load(kc[b, :, :, o, :].reshape(kv_heads, d), a["k_scale"]))
-            vals.append(load(vc[b, :, :, o], a["v_scale"]))
-        k = torch.stack(keys).repeat_interleave(heads // kv_heads, dim=1)  # [n, H, d]
-        v = torch.stack(vals).repeat_interleave(heads // kv_heads, dim=1)
+        blocks = torch.tensor([int(a["block_tables"][s, j // bs]) for j in range(n)])
+        offs = torch.tensor([j % bs for j in range(n)])
+        keys = load(kc[blocks, :, :, offs, :].reshape(n, kv_heads, d), a["k_scale"])  # [n, Hkv, d]
+        vals = load(vc[blocks, :, :, offs], a["v_scale"])
+        k = keys.repeat_interleave(heads // kv_heads, dim=1)  # [n, H, d]
+        v = vals.repeat_interleave(heads // kv_heads, dim=1)
         logits = a["scale"] * torch.einsum("hd,nhd->hn", q[s].double(), k)
         if a["alibi_slopes"] is not None:
             logits = logits + a["alibi_slopes"].double()[:, None] * (torch.arange(n) - n + 1)[None, :]
