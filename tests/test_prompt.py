@@ -105,6 +105,12 @@ def test_vllm_prompt_shows_the_generator_and_its_params() -> None:
     assert sorted(p.to_json()["tolerance"]) == ["bfloat16", "float32"]
 
 
+def test_dtypes_come_from_specs_and_dtype_params_only() -> None:
+    r = rms_norm_record()
+    r["workloads"][1]["params"].update(cache_dtype="float8_e4m3fn", kv_cache_dtype="fp8", out_dtype="auto")
+    assert build_prompt(Task.from_dict(r)).dtypes == ("bfloat16", "float8_e4m3fn")
+
+
 def test_cublas_prompt_forbids_cublas_and_describes_the_c_convention() -> None:
     p = build_prompt(Task.from_dict(saxpy_record()))
     assert "cuBLAS in any form: ctypes/cffi bindings, cupy" in p.text and "torch.matmul" in p.text

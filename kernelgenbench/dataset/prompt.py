@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -36,6 +37,8 @@ _HINTS = {
     "complex": "complex",
     "other": "object",
 }
+
+_DTYPE_NAME = re.compile(r"^(bool|u?int\d+|bfloat16|float\d+(_e\d+m\d+(fnuz|fn|fnu)?)?|complex\d+)$")
 
 # C++ enumerators that native_functions.yaml uses as defaults, and their Python values.
 _ENUM_DEFAULTS = {"Mean": "1", "Sum": "2"}
@@ -228,7 +231,9 @@ def _dtypes(task: Task) -> tuple[str, ...]:
             specs = arg.get("items", []) if arg.get("kind") == "tensor_list" else [arg]
             found.update(s["dtype"] for s in specs if isinstance(s, Mapping) and s.get("kind") == "tensor")
         for key, value in (w.params or {}).items():
-            if "dtype" in key and isinstance(value, str):
+            # generator params name dtypes under keys like dtype / cache_dtype; other values (kv_cache_dtype
+            # 'auto', 'fp8') are format switches, not dtypes
+            if key.endswith("dtype") and isinstance(value, str) and _DTYPE_NAME.match(value):
                 found.add(value)
     return tuple(sorted(found))
 
@@ -299,7 +304,7 @@ def _text(p: Prompt) -> str:
     out += ["## Entry point", "", "```python", "import torch", "import triton", "import triton.language as tl", "",
             "", p.python_signature, "    ...", "```", ""]
     if p.upstream_signature:
-        out += [f"Upstream signature: `{p.upstream_signature}`", ""]
+        out += [f"Upstream signature: `{' '.join(p.upstream_signature.split())}`", ""]
     out += [p.calling_convention, ""]
     out += ["Parameters:", ""]
     for prm in p.params:
