@@ -1,0 +1,594 @@
+"""References for vLLM's Marlin family at v0.13.0, with GPTQ/AWQ/Marlin packers and the 2:4 compressor.
+
+Ops: gptq_marlin_gemm, gptq_marlin_24_gemm, gptq_marlin_moe_repack, awq_marlin_moe_repack (the last two are
+Python functions in vllm/_custom_ops.py that call gptq_marlin_repack / awq_marlin_repack per expert),
+marlin_int4_fp8_preprocess.
+
+The layouts are those of vLLM's own Python packers, which its tests check the CUDA kernels against
+(vllm/model_executor/layers/quantization/utils/marlin_utils.py, marlin_utils_test.py,
+marlin_utils_test_24.py, quant_utils.py), re-derived here:
+- GPTQ packing: int32 [K / pf, N], value of row k in word k // pf at bits (k % pf) * bits (pf = 32 / bits).
+- AWQ packing: int32 [K, N / pf], columns interleaved inside every pf ([0,2,4,6,1,3,5,7] for 4 bits,
+  [0,2,1,3] for 8), value i of a word at bits i * bits.
+- Marlin weight: the [K, N] codes cut into 16x16 tiles (32x32 when is_a_8bit), tiles laid out row-major as
+  [K / 16, 16 * N], every 1024 consecutive values permuted by the fragment permutation below, then
+  pf consecutive values packed per int32 (value i at bits i * bits): int32 [K / 16, N * 16 / pf].
+- Marlin scales [groups, N]: permuted in chunks of 64 (grouped) or 32 (channel-wise, one group);
+  zero points (uint4/uint8 types) permuted like grouped scales, interleaved, then packed along N;
+  bias permuted like channel-wise scales.
+- Dequantization: w = (q - bias) * s for uint4b8 / uint8b128, (q - zp) * s for uint4 / uint8 with zero
+  points, in the activation dtype; act-order rows are stored sorted by group (perm = argsort(g_idx)) and
+  the kernel multiplies a[:, perm] by them. Accumulation in fp32, output in the activation dtype.
+- 2:4 (gptq_marlin_24_gemm, fp16 only): the [K, N] codes have at most 2 non-zero (after removing the
+  type's bias) of every 4 consecutive K per column; the kept values form [K / 2, N] (Marlin-packed with
+  the 2:4 fragment permutation) and their positions a CUTLASS int16 metadata matrix (2 bits per kept
+  value, 4 per int16), reordered as CUTLASS's ColumnMajorInterleaved<2> layout and viewed as [K / 32, 2 N].
+
+Not covered (the references raise): fp8/fp4 weights, int8/fp8 activations (a_scales, global_scale), HQQ
+float zero points (is_zp_float).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def scalar_type_id(exponent: int, mantissa: int, signed: bool, bias: int, finite_only: bool, nan_repr: int) -> int:
+    """vllm.scalar_type.ScalarType.id: the fields packed little-end first (8, 8, 1, 32, 1, 8 bits)."""
+    val, off = 0, 0
+    for member, width in ((exponent, 8), (mantissa, 8), (int(signed), 1), (bias, 32), (int(finite_only), 1),
+                          (nan_repr, 8)):
+        val |= (int(member) & ((1 << width) - 1)) << off
+        off += width
+    return val
+
+
+# name -> (id, bits, bias, has_zp); integer ScalarTypes keep the default nan_repr IEEE_754 (= 1).
+MARLIN_TYPES = {
+    "uint4b8": (scalar_type_id(0, 4, False, 8, False, 1), 4, 8, False),
+    "uint8b128": (scalar_type_id(0, 8, False, 128, False, 1), 8, 128, False),
+    "uint4": (scalar_type_id(0, 4, False, 0, False, 1), 4, 0, True),
+    "uint8": (scalar_type_id(0, 8, False, 0, False, 1), 8, 0, True),
+}
+_BY_ID = {v[0]: (k, *v[1:]) for k, v in MARLIN_TYPES.items()}
+
+
+def _type(type_id: int) -> tuple[str, int, int, bool]:
+    if int(type_id) not in _BY_ID:
+        raise ValueError(f"Marlin b_type id {type_id} is not covered by this reference (covered: {sorted(MARLIN_TYPES)})")
+    return _BY_ID[int(type_id)]
+
+
+def _interleave(bits: int) -> list[int]:
+    return [0, 2, 4, 6, 1, 3, 5, 7] if bits == 4 else [0, 2, 1, 3]
+
+
+# ---- permutations ----
+
+
+def weight_perm(bits: int, is_a_8bit: bool = False) -> torch.Tensor:
+    """The Marlin fragment permutation of 1024 values (get_weight_perm in marlin_utils_test.py)."""
+    perm = []
+    for i in range(32):
+        col = i // 4
+        if is_a_8bit:
+            rows = [4 * (i % 4) + r for r in range(4)] + [4 * (i % 4 + 4) + r for r in range(4)]
+            perm1 = [16 * row + col + 8 * block for block in (0, 1) for row in rows]
+            perm += [p + 512 * j for j in range(2) for p in perm1]
+        else:
+            rows = [2 * (i % 4), 2 * (i % 4) + 1, 2 * (i % 4 + 4), 2 * (i % 4 + 4) + 1]
+            perm1 = [16 * row + col + 8 * block for block in (0, 1) for row in rows]
+            perm += [p + 256 * j for j in range(4) for p in perm1]
+    if bits == 4:
+        inter = [0, 4, 1, 5, 2, 6, 3, 7] if is_a_8bit else [0, 2, 4, 6, 1, 3, 5, 7]
+    else:
+        inter = [0, 1, 2, 3] if is_a_8bit else [0, 2, 1, 3]
+    t = torch.tensor(perm).view(-1, len(inter))[:, inter]
+    return t.reshape(-1)
+
+
+def weight_perm_24(bits: int) -> torch.Tensor:
+    """The 2:4 Marlin fragment permutation (get_weight_perm_24 in marlin_utils_test_24.py)."""
+    perm = []
+    for i in range(32):
+        col = i // 4
+        col_o = col // 2
+        rows = [2 * (i % 4), 2 * (i % 4) + 1, 2 * (i % 4 + 4), 2 * (i % 4 + 4) + 1]
+        perm1 = [16 * row + col_o * 256 + 8 * (col % 2) + 4 * block for block in (0, 1) for row in rows]
+        perm += [p + j for j in range(4) for p in perm1]
+    inter = _interleave(bits)
+    return torch.tensor(perm).view(-1, len(inter))[:, inter].reshape(-1)
+
+
+def scale_perms() -> tuple[list[int], list[int]]:
+    """(grouped 64-permutation, channel-wise 32-permutation) of Marlin scales."""
+    grouped = [i + 8 * j for i in range(8) for j in range(8)]
+    single = [2 * i + j for i in range(4) for j in (0, 1, 8, 9, 16, 17, 24, 25)]
+    return grouped, single
+
+
+def scale_perms_24() -> tuple[list[int], list[int]]:
+    grouped = [i * 8 + j for i in range(8) for j in (0, 4, 1, 5, 2, 6, 3, 7)]
+    return grouped, list(range(64))
+
+
+def _chunk_perm(x: torch.Tensor, perm: list[int], inverse: bool) -> torch.Tensor:
+    shape = x.shape
+    p = torch.tensor(perm, device=x.device)
+    if inverse:
+        p = torch.argsort(p)
+    return x.reshape(-1, len(perm))[:, p].reshape(shape).contiguous()
+
+
+def permute_scales(s: torch.Tensor, num_groups: int, *, inverse: bool = False, sparse24: bool = False) -> torch.Tensor:
+    """marlin_permute_scales (or its inverse): grouped permutation when there is more than one group."""
+    grouped, single = scale_perms_24() if sparse24 else scale_perms()
+    return _chunk_perm(s, grouped if num_groups > 1 else single, inverse)
+
+
+def permute_bias(b: torch.Tensor, *, inverse: bool = False) -> torch.Tensor:
+    """marlin_permute_bias (or its inverse)."""
+    return _chunk_perm(b, scale_perms()[1], inverse)
+
+
+# ---- packers ----
+
+
+def _to_int32(words: torch.Tensor) -> torch.Tensor:
+    words = words & 0xFFFFFFFF
+    return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
+
+
+def pack_along(q: torch.Tensor, bits: int, dim: int) -> torch.Tensor:
+    """pf consecutive values along dim per int32, value i at bits i * bits (pack_rows / pack_cols)."""
+    pf = 32 // bits
+    v = q.to(torch.int64).movedim(dim, -1)
+    v = v.reshape(*v.shape[:-1], -1, pf) << (torch.arange(pf, device=q.device) * bits)
+    return _to_int32(v.sum(-1)).movedim(-1, dim).contiguous()
+
+
+def unpack_along(w: torch.Tensor, bits: int, dim: int) -> torch.Tensor:
+    """Inverse of pack_along (int64 values)."""
+    pf = 32 // bits
+    v = (w.to(torch.int64) & 0xFFFFFFFF).movedim(dim, -1)
+    v = (v.unsqueeze(-1) >> (torch.arange(pf, device=w.device) * bits)) & ((1 << bits) - 1)
+    return v.reshape(*v.shape[:-2], -1).movedim(-1, dim).contiguous()
+
+
+def gptq_pack(q: torch.Tensor, bits: int) -> torch.Tensor:
+    """[K, N] codes -> GPTQ int32 [K / pf, N]."""
+    return pack_along(q, bits, 0)
+
+
+def awq_pack(q: torch.Tensor, bits: int) -> torch.Tensor:
+    """[K, N] codes -> AWQ int32 [K, N / pf] (interleaved columns)."""
+    return pack_along(_chunk_perm(q, _interleave(bits), inverse=False), bits, 1)
+
+
+def awq_unpack(w: torch.Tensor, bits: int) -> torch.Tensor:
+    return _chunk_perm(unpack_along(w, bits, 1), _interleave(bits), inverse=True)
+
+
+def _tiles(k: int, n: int, is_a_8bit: bool) -> tuple[int, int]:
+    return (32, 16) if is_a_8bit else (16, 16)
+
+
+def marlin_pack(q: torch.Tensor, bits: int, is_a_8bit: bool = False, perm: torch.Tensor | None = None) -> torch.Tensor:
+    """[K, N] codes -> Marlin int32 [K / 16, N * 16 / pf] (marlin_weights)."""
+    k, n = q.shape
+    tk, tn = _tiles(k, n, is_a_8bit)
+    perm = weight_perm(bits, is_a_8bit) if perm is None else perm
+    t = q.to(torch.int64).reshape(k // tk, tk, n // tn, tn).permute(0, 2, 1, 3).reshape(k // 16, n * 16)
+    t = t.reshape(-1, perm.numel())[:, perm.to(q.device)].reshape(k // 16, n * 16)
+    return pack_along(t, bits, 1)
+
+
+def marlin_unpack(w: torch.Tensor, k: int, n: int, bits: int, is_a_8bit: bool = False,
+                  perm: torch.Tensor | None = None) -> torch.Tensor:
+    """Inverse of marlin_pack: [K, N] int64 codes."""
+    tk, tn = _tiles(k, n, is_a_8bit)
+    perm = weight_perm(bits, is_a_8bit) if perm is None else perm
+    t = unpack_along(w, bits, 1).reshape(-1, perm.numel())
+    out = torch.empty_like(t)
+    out[:, perm.to(w.device)] = t
+    return out.reshape(k // tk, n // tn, tk, tn).permute(0, 2, 1, 3).reshape(k, n)
+
+
+def marlin_zero_points(zp: torch.Tensor, bits: int) -> torch.Tensor:
+    """[groups, N] zero points -> Marlin int32 [groups, N / pf]."""
+    z = _chunk_perm(zp, scale_perms()[0], inverse=False)
+    z = _chunk_perm(z, _interleave(bits), inverse=False)
+    return pack_along(z, bits, 1)
+
+
+def marlin_zero_points_unpack(w: torch.Tensor, bits: int) -> torch.Tensor:
+    z = _chunk_perm(unpack_along(w, bits, 1), _interleave(bits), inverse=True)
+    return _chunk_perm(z, scale_perms()[0], inverse=True)
+
+
+# ---- quantizers ----
+
+
+def quantize_groups(w: torch.Tensor, bits: int, g_idx: torch.Tensor, num_groups: int, has_zp: bool):
+    """vLLM-style round-to-nearest per group: (codes [K, N], scales [groups, N] float32, zp [groups, N] or None).
+
+    Without zero points the codes carry the type's bias (uint4b8 / uint8b128: q = round(w / s) + 2**(bits-1))."""
+    k, n = w.shape
+    grouped = w.float()[torch.argsort(g_idx.long(), stable=True)].view(num_groups, k // num_groups, n)
+    lo, hi = grouped.amin(1), grouped.amax(1)
+    maxq = (1 << bits) - 1
+    g = g_idx.long()
+    if has_zp:
+        s = (hi - lo).clamp(min=1e-5) / maxq
+        zp = torch.round((lo / s).abs()).clamp(0, maxq)
+        q = (torch.round(w.float() / s[g]) + zp[g]).clamp(0, maxq)
+        return q.to(torch.int64), s, zp.to(torch.int64)
+    half = 1 << (bits - 1)
+    s = torch.maximum(hi.abs() / (half - 1), lo.abs() / half).clamp(min=1e-5)
+    q = (torch.round(w.float() / s[g]) + half).clamp(0, maxq)
+    return q.to(torch.int64), s, None
+
+
+def dequantize(q: torch.Tensor, s: torch.Tensor, zp: torch.Tensor | None, bias: int, g: torch.Tensor,
+               dtype: torch.dtype) -> torch.Tensor:
+    """w = (q - zero) * s in dtype, zero = zp[g] or the type's bias."""
+    zero = zp[g] if zp is not None else bias
+    return (q - zero).to(dtype) * s[g].to(dtype)
+
+
+# ---- 2:4 sparsity (CUTLASS metadata) ----
+
+
+def _meta_offsets(m: int, meta_ncols: int, device=None) -> torch.Tensor:
+    """Scatter offsets of the [m, meta_ncols] int16 metadata into CUTLASS's ColumnMajorInterleaved<2> order."""
+    rows = torch.arange(m, device=device).view(-1, 1).expand(m, meta_ncols)
+    cols = torch.arange(meta_ncols, device=device).view(1, -1).expand(m, meta_ncols)
+    rows = (rows // 64 * 64 + (rows % 2) * 2 + (rows % 8) // 4 + ((rows % 32) % 4) // 2 * 32
+            + ((rows % 64) // 8) * 4)
+    topright = ((rows % 2 == 0) & (cols % 2 == 1)).long()
+    bottomleft = ((rows % 2 == 1) & (cols % 2 == 0)).long()
+    rows = rows + topright - bottomleft
+    cols = cols - topright + bottomleft
+    return ((cols // 2) * m * 2 + rows * 2 + cols % 2).reshape(-1)
+
+
+def compress_24(codes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """[N, K] int values with <= 2 non-zeros per 4 along K -> (kept [N, K/2], reordered int16 meta [N, K/16])."""
+    m, k = codes.shape
+    quads = codes.reshape(m, k // 4, 4)
+    nz = quads != 0
+    m0, m1, m2, m3 = nz.unbind(-1)
+    # The CUTLASS encoding of the two kept indices (see sparse_semi_structured_from_dense_cutlass).
+    e0, e1, e2 = m0 & m1, ~m0 & m1, ~m0 & ~m1
+    idx0 = e1.long() | (e2.long() << 1)
+    idx1 = (e0 | e2 | m3).long() | ((e1 | ~m1).long() << 1)
+    kept = torch.stack([quads.gather(-1, idx0.unsqueeze(-1)), quads.gather(-1, idx1.unsqueeze(-1))], -1)
+    kept = kept.reshape(m, k // 2)
+    nib = (idx0 | (idx1 << 2)).reshape(m, k // 16, 4)
+    meta = nib[..., 0] | (nib[..., 1] << 4) | (nib[..., 2] << 8) | (nib[..., 3] << 12)
+    meta = torch.where(meta >= 2**15, meta - 2**16, meta).to(torch.int16)
+    out = torch.empty(m * (k // 16), dtype=torch.int16, device=codes.device)
+    out[_meta_offsets(m, k // 16, codes.device)] = meta.reshape(-1)
+    return kept, out.view(m, k // 16)
+
+
+def decompress_24(kept: torch.Tensor, meta_reordered: torch.Tensor) -> torch.Tensor:
+    """Inverse of compress_24: dense [N, K] with zeros where values were dropped."""
+    m, khalf = kept.shape
+    ncols = meta_reordered.shape[1]
+    meta = meta_reordered.reshape(-1)[_meta_offsets(m, ncols, kept.device)].to(torch.int64) & 0xFFFF
+    meta = meta.view(m, ncols)
+    idx = ((meta.unsqueeze(-1) >> (torch.arange(8, device=kept.device) * 2)) & 3).reshape(m, -1)  # [m, K/2]
+    base = (torch.arange(khalf, device=kept.device) // 2) * 4
+    dense = torch.zeros(m, khalf * 2, dtype=kept.dtype, device=kept.device)
+    dense.scatter_(1, base.view(1, -1) + idx, kept)
+    return dense
+
+
+def mask_24(w: torch.Tensor) -> torch.Tensor:
+    """Keep the 2 largest |w| of every 4 consecutive K in each column of w [K, N] (mask_creator)."""
+    k, n = w.shape
+    g = w.t().abs().reshape(-1, 4)
+    drop = torch.argsort(g, dim=1, stable=True)[:, :2]
+    keep = torch.ones_like(g).scatter_(1, drop, 0.0)
+    return keep.reshape(n, k).t().bool()
+
+
+# ---- references ----
+
+
+def gptq_marlin_gemm(
+    a: torch.Tensor,
+    c_or_none: torch.Tensor | None,
+    b_q_weight: torch.Tensor,
+    b_bias_or_none: torch.Tensor | None,
+    b_scales: torch.Tensor,
+    a_scales: torch.Tensor | None,
+    global_scale: torch.Tensor | None,
+    b_zeros_or_none: torch.Tensor | None,
+    g_idx_or_none: torch.Tensor | None,
+    perm_or_none: torch.Tensor | None,
+    workspace: torch.Tensor,
+    b_type_id: int,
+    size_m: int,
+    size_n: int,
+    size_k: int,
+    is_k_full: bool,
+    use_atomic_add: bool,
+    use_fp32_reduce: bool,
+    is_zp_float: bool,
+) -> torch.Tensor:
+    """vLLM gptq_marlin_gemm for 16-bit activations: a [M, K] @ dequant(Marlin weight) [K, N] (+ bias)."""
+    if a_scales is not None or global_scale is not None or is_zp_float or a.dtype not in (torch.float16, torch.bfloat16):
+        raise ValueError("gptq_marlin_gemm reference: only 16-bit activations with integer weights are covered")
+    _, bits, bias, has_zp_type = _type(b_type_id)
+    k, n = int(size_k), int(size_n)
+    q = marlin_unpack(b_q_weight, k, n, bits)
+    num_groups = b_scales.shape[0]
+    s = permute_scales(b_scales, num_groups, inverse=True)
+    act_order = g_idx_or_none is not None and perm_or_none is not None and g_idx_or_none.numel() > 0
+    if act_order:
+        g = g_idx_or_none.long()
+        a_eff = a[:, perm_or_none.long()]
+    else:
+        g = torch.arange(k, device=a.device) // (k // num_groups)
+        a_eff = a
+    zp = None
+    if b_zeros_or_none is not None and b_zeros_or_none.numel() > 0:
+        zp = marlin_zero_points_unpack(b_zeros_or_none, bits)
+    elif has_zp_type:
+        raise ValueError("uint4 / uint8 Marlin weights need b_zeros")
+    w = dequantize(q, s, zp, bias, g, a.dtype)
+    out = a_eff.float() @ w.float()
+    if b_bias_or_none is not None:
+        out = out + permute_bias(b_bias_or_none, inverse=True).float()
+    out = out.to(a.dtype)
+    if c_or_none is not None:
+        c_or_none.copy_(out)
+        return c_or_none
+    return out
+
+
+def gptq_marlin_24_gemm(
+    a: torch.Tensor,
+    b_q_weight: torch.Tensor,
+    b_meta: torch.Tensor,
+    b_scales: torch.Tensor,
+    workspace: torch.Tensor,
+    b_q_type: int,
+    size_m: int,
+    size_n: int,
+    size_k: int,
+) -> torch.Tensor:
+    """vLLM gptq_marlin_24_gemm: fp16 a [M, K] @ dequant(2:4-sparse Marlin weight) [K, N]."""
+    _, bits, bias, has_zp = _type(b_q_type)
+    if has_zp:
+        raise ValueError("gptq_marlin_24_gemm takes uint4b8 or uint8b128 weights")
+    k, n = int(size_k), int(size_n)
+    kept = marlin_unpack(b_q_weight, k // 2, n, bits, perm=weight_perm_24(bits))  # [K/2, N] with bias
+    meta = b_meta.reshape(n, k // 16)  # the [K/32, 2N] tensor is a resized view of [N, K/16]
+    codes = decompress_24((kept - bias).t().contiguous(), meta).t()  # [K, N] without bias
+    num_groups = b_scales.shape[0]
+    s = permute_scales(b_scales, num_groups, inverse=True, sparse24=True)
+    g = torch.arange(k, device=a.device) // (k // num_groups)
+    w = codes.to(a.dtype) * s[g].to(a.dtype)
+    return (a.float() @ w.float()).to(a.dtype)
+
+
+def gptq_marlin_moe_repack(
+    b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int, is_a_8bit: bool = False
+) -> torch.Tensor:
+    """vLLM gptq_marlin_moe_repack: per expert, GPTQ int32 [K/pf, N] (rows gathered by perm) -> Marlin."""
+    outs = []
+    for e in range(b_q_weight.shape[0]):
+        q = pack_free_rows(b_q_weight[e], num_bits)
+        if perm.numel() > 0 and perm[e].numel() > 0:
+            q = q[perm[e].long()]
+        outs.append(marlin_pack(q, num_bits, is_a_8bit))
+    return torch.stack(outs).to(b_q_weight.device)
+
+
+def pack_free_rows(w: torch.Tensor, bits: int) -> torch.Tensor:
+    """GPTQ int32 [K/pf, N] -> [K, N] codes."""
+    return unpack_along(w, bits, 0)
+
+
+def awq_marlin_moe_repack(
+    b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int, is_a_8bit: bool = False
+) -> torch.Tensor:
+    """vLLM awq_marlin_moe_repack: per expert, AWQ int32 [K, N/pf] -> Marlin (perm is ignored, as upstream)."""
+    outs = [marlin_pack(awq_unpack(b_q_weight[e], num_bits), num_bits, is_a_8bit) for e in range(b_q_weight.shape[0])]
+    return torch.stack(outs).to(b_q_weight.device)
+
+
+def marlin_int4_fp8_preprocess(qweight: torch.Tensor, qzeros_or_none: torch.Tensor | None, inplace: bool) -> torch.Tensor:
+    """vLLM marlin_int4_fp8_preprocess: every 4-bit code v -> v - z if v >= z else 15 - v (z = 8 without qzeros)."""
+    v = unpack_along(qweight.reshape(qweight.shape[0], -1), 4, 1)
+    if qzeros_or_none is None:
+        z = torch.full_like(v, 8)
+    else:
+        zw = unpack_along(qzeros_or_none, 4, 1)
+        z = zw.repeat_interleave(qweight.shape[0] // qzeros_or_none.shape[0], dim=0)
+    r = torch.where(v >= z, v - z, 15 - v)
+    out = pack_along(r, 4, 1).view(qweight.shape)
+    if inplace:
+        qweight.copy_(out)
+        return qweight
+    return out
+
+
+# ---- input generators ----
+
+
+def _dense(k: int, n: int, gen: torch.Generator) -> torch.Tensor:
+    # 1/sqrt(K): outputs O(1) for every K, so one tolerance fits all workloads.
+    return torch.randn(k, n, generator=gen) / math.sqrt(k)
+
+
+def _g_idx(k: int, gs: int, act_order: bool, gen: torch.Generator) -> torch.Tensor:
+    g = (torch.arange(k) // gs).to(torch.int32)
+    return g[torch.randperm(k, generator=gen)] if act_order else g
+
+
+def make_marlin_problem(params: dict, gen: torch.Generator) -> dict:
+    """Dense weight [K, N] and its Marlin-format quantization (GPTQ or AWQ style)."""
+    k, n = int(params["k"]), int(params["n"])
+    qtype = params.get("quant_type", "uint4b8")
+    type_id, bits, bias, has_zp = MARLIN_TYPES[qtype]
+    gs = int(params.get("group_size", 128))
+    gs = k if gs in (-1, 0) else gs
+    num_groups = k // gs
+    act_order = bool(params.get("act_order", False)) and not has_zp and num_groups > 1
+    g_idx = _g_idx(k, gs, act_order, gen)
+    w = _dense(k, n, gen)
+    q, s, zp = quantize_groups(w, bits, g_idx, num_groups, has_zp)
+    dtype = _DTYPES[params.get("dtype", "float16")]
+    s = s.to(dtype)
+    w_dq = dequantize(q, s, zp, bias, g_idx.long(), dtype)
+    if act_order:
+        perm = torch.argsort(g_idx.long(), stable=True).to(torch.int32)
+        q_sorted, g_sorted = q[perm.long()], g_idx[perm.long()]
+    else:
+        perm = torch.empty(0, dtype=torch.int32)
+        q_sorted, g_sorted = q, torch.empty(0, dtype=torch.int32)
+    return {
+        "w": w, "w_dq": w_dq, "q": q, "s": s, "zp": zp, "g_idx": g_idx, "type_id": type_id, "bits": bits,
+        "marlin_q": marlin_pack(q_sorted, bits),
+        "marlin_s": permute_scales(s, num_groups),
+        "marlin_zp": None if zp is None else marlin_zero_points(zp, bits),
+        "g_idx_sorted": g_sorted, "perm": perm, "dtype": dtype, "act_order": act_order,
+    }
+
+
+def make_gptq_marlin_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for gptq_marlin_gemm with 16-bit activations, built as vLLM's GPTQ/AWQ Marlin layers build them."""
+    gen = torch.Generator().manual_seed(seed)
+    p = make_marlin_problem(params, gen)
+    m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
+    a = torch.randn(m, k, generator=gen).to(p["dtype"])
+    bias = None
+    if params.get("use_bias", False):
+        bias = permute_bias(torch.randn(n, generator=gen).to(p["dtype"]))
+    empty = torch.empty(0, dtype=torch.int32)
+    return {
+        "a": a.to(device),
+        "c_or_none": None,
+        "b_q_weight": p["marlin_q"].to(device),
+        "b_bias_or_none": None if bias is None else bias.to(device),
+        "b_scales": p["marlin_s"].to(device),
+        "a_scales": None,
+        "global_scale": None,
+        "b_zeros_or_none": (empty if p["marlin_zp"] is None else p["marlin_zp"]).to(device),
+        "g_idx_or_none": p["g_idx_sorted"].to(device),
+        "perm_or_none": p["perm"].to(device),
+        "workspace": torch.zeros(1024, dtype=torch.int32, device=device),
+        "b_type_id": p["type_id"],
+        "size_m": m,
+        "size_n": n,
+        "size_k": k,
+        "is_k_full": bool(params.get("is_k_full", True)),
+        "use_atomic_add": bool(params.get("use_atomic_add", False)),
+        "use_fp32_reduce": bool(params.get("use_fp32_reduce", True)),
+        "is_zp_float": False,
+    }
+
+
+def make_marlin_24_problem(params: dict, gen: torch.Generator) -> dict:
+    """A 2:4-sparse dense weight, its GPTQ quantization and the Marlin 2:4 tensors (marlin_24_quantize)."""
+    k, n = int(params["k"]), int(params["n"])
+    qtype = params.get("quant_type", "uint4b8")
+    type_id, bits, bias, _ = MARLIN_TYPES[qtype]
+    gs = int(params.get("group_size", 128))
+    gs = k if gs in (-1, 0) else gs
+    num_groups = k // gs
+    w = _dense(k, n, gen)
+    w = w * mask_24(w)
+    g_idx = (torch.arange(k) // gs).to(torch.int32)
+    q, s, _ = quantize_groups(w, bits, g_idx, num_groups, False)
+    q = torch.where(w == 0, torch.full_like(q, bias), q)  # pruned entries are exactly zero
+    s = s.half()
+    kept, meta = compress_24((q - bias).t().contiguous())
+    kept = kept.t().contiguous() + bias  # [K/2, N]
+    return {
+        "w_dq": dequantize(q, s, None, bias, g_idx.long(), torch.float16), "q": q, "type_id": type_id,
+        "marlin_q": marlin_pack(kept, bits, perm=weight_perm_24(bits)),
+        "meta": meta.reshape(k // 32, 2 * n),  # meta.resize_(K/32, 2N) upstream: same memory, new shape
+        "marlin_s": permute_scales(s, num_groups, sparse24=True),
+    }
+
+
+def make_gptq_marlin_24_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for gptq_marlin_24_gemm (fp16; uint4b8 / uint8b128; group size 128 or channel-wise)."""
+    gen = torch.Generator().manual_seed(seed)
+    if "mnk_factors" in params:
+        mf, nf, kf = (int(v) for v in params["mnk_factors"])
+        params = dict(params, m=mf, n=nf * int(params.get("n_chunk", 512)), k=kf * int(params.get("k_chunk", 128)))
+    p = make_marlin_24_problem(params, gen)
+    m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
+    a = torch.randn(m, k, generator=gen).half()
+    return {
+        "a": a.to(device),
+        "b_q_weight": p["marlin_q"].to(device),
+        "b_meta": p["meta"].to(device),
+        "b_scales": p["marlin_s"].to(device),
+        "workspace": torch.zeros(n // 128 * 64, dtype=torch.int32, device=device),
+        "b_q_type": p["type_id"],
+        "size_m": m,
+        "size_n": n,
+        "size_k": k,
+    }
+
+
+def _moe_codes(params: dict, gen: torch.Generator):
+    e, k, n, bits = int(params["num_experts"]), int(params["k"]), int(params["n"]), int(params["num_bits"])
+    return e, k, n, bits, torch.randint(0, 1 << bits, (e, k, n), generator=gen)
+
+
+def make_gptq_marlin_moe_repack_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for gptq_marlin_moe_repack: GPTQ-packed expert weights and, for act-order, per-expert sort perms."""
+    gen = torch.Generator().manual_seed(seed)
+    if "nk_factors" in params:
+        nf, kf = (int(v) for v in params["nk_factors"])
+        params = dict(params, n=nf * int(params.get("n_chunk", 64)), k=kf * int(params.get("k_chunk", 128)))
+    e, k, n, bits, q = _moe_codes(params, gen)
+    is_a_8bit = bool(params.get("is_a_8bit", False))
+    if params.get("act_order", False) and not is_a_8bit:
+        gs = int(params.get("group_size", 128))
+        perm = torch.stack([torch.argsort(_g_idx(k, gs, True, gen).long(), stable=True) for _ in range(e)])
+        perm = perm.to(torch.int32)
+    else:
+        perm = torch.empty(e, 0, dtype=torch.int32)
+    w = torch.stack([gptq_pack(q[i], bits) for i in range(e)])
+    return {"b_q_weight": w.to(device), "perm": perm.to(device), "size_k": k, "size_n": n, "num_bits": bits,
+            "is_a_8bit": is_a_8bit}
+
+
+def make_awq_marlin_moe_repack_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for awq_marlin_moe_repack: AWQ-packed expert weights (perm is unused upstream: empty)."""
+    gen = torch.Generator().manual_seed(seed)
+    if "nk_factors" in params:
+        nf, kf = (int(v) for v in params["nk_factors"])
+        params = dict(params, n=nf * int(params.get("n_chunk", 64)), k=kf * int(params.get("k_chunk", 128)))
+    e, k, n, bits, q = _moe_codes(params, gen)
+    w = torch.stack([awq_pack(q[i], bits) for i in range(e)])
+    return {"b_q_weight": w.to(device), "perm": torch.empty(e, 0, dtype=torch.int32).to(device), "size_k": k,
+            "size_n": n, "num_bits": bits, "is_a_8bit": bool(params.get("is_a_8bit", False))}
+
+
+def make_marlin_int4_fp8_preprocess_inputs(params: dict, *, seed: int, device: str) -> dict:
+    """Inputs for marlin_int4_fp8_preprocess as the vLLM tests build them (int8 byte pairs viewed as int32)."""
+    gen = torch.Generator().manual_seed(seed)
+    k, n = int(params.get("k", 256)), int(params.get("n", 256))
+    u = torch.randint(0, 16, (k, n), generator=gen, dtype=torch.int32)
+    packed = (u[:, ::2] * 16 + u[:, 1::2]).to(torch.int8).view(torch.int32)
+    zeros = None
+    if params.get("with_zp", False):
+        gs = int(params.get("group_size", 128))
+        z = torch.randint(0, 16, (k // gs, n), generator=gen, dtype=torch.int32)
+        zeros = (z[:, ::2] * 16 + z[:, 1::2]).to(torch.int8).view(torch.int32)
+    return {"qweight": packed.contiguous().to(device), "qzeros_or_none": None if zeros is None else zeros.contiguous().to(device),
+            "inplace": False}
