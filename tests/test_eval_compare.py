@@ -1,0 +1,141 @@
+"""Pure comparison functions: tolerance, exact integers, non-finite values, all-zero, random, views."""
+
+from __future__ import annotations
+
+import torch
+
+from kernelgenbench.dataset.record import Tolerance
+from kernelgenbench.evaluator.compare import (
+    compare_output,
+    compare_random,
+    compare_values,
+    flatten,
+    ks_pvalue,
+    tolerance_for,
+    unchanged,
+)
+from kernelgenbench.evaluator.status import Status
+
+TOL = {"float32": Tolerance(atol=1e-5, rtol=1e-5)}
+
+
+def _det(ref, out, semantics="deterministic"):
+    return compare_output("return", ref, out, semantics=semantics, tolerance=TOL)[0]
+
+
+def test_within_tolerance_passes_and_reports_error():
+    ref = torch.tensor([1.0, 2.0, -3.0])
+    verdict, stats = compare_values("return", ref, ref + 1e-6, TOL["float32"])
+    assert verdict.passed
+    assert 0 < stats["max_abs_err"] < 2e-6
+
+
+def test_outside_tolerance_names_first_element():
+    ref = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    out = ref.clone()
+    out[1, 0] = 3.1
+    v = _det(ref, out)
+    assert v.status is Status.INCORRECT_NUMERICS
+    assert "1 of 4 elements outside atol=1e-05 rtol=1e-05" in v.evidence
+    assert "first at [1, 0]: got 3.1, expected 3" in v.evidence
+
+
+def test_max_mismatch_allows_a_share_of_elements():
+    ref = torch.zeros(100) + 1
+    out = ref.clone()
+    out[:3] = 5
+    assert not compare_values("r", ref, out, Tolerance(1e-5, 1e-5, max_mismatch=0.02))[0].passed
+    assert compare_values("r", ref, out, Tolerance(1e-5, 1e-5, max_mismatch=0.03))[0].passed
+
+
+def test_integers_and_bools_are_exact_whatever_the_tolerance():
+    ref = torch.tensor([1, 2, 3])
+    v = compare_output("return", ref, torch.tensor([1, 2, 4]), semantics="deterministic",
+                       tolerance={"int64": Tolerance(10, 10)})[0]
+    assert v.status is Status.INCORRECT_NUMERICS
+    assert "1 of 3 elements differ (exact comparison for int64)" in v.evidence
+    assert _det(torch.tensor([True, False]), torch.tensor([True, True])).status is Status.INCORRECT_NUMERICS
+
+
+def test_nan_where_reference_is_finite_fails_and_matching_nan_passes():
+    ref = torch.tensor([1.0, float("nan"), 3.0])
+    assert _det(ref, ref.clone()).passed
+    out = torch.tensor([float("nan"), float("nan"), 3.0])
+    v = _det(ref, out)
+    assert v.status is Status.INCORRECT_NUMERICS and "NaN where the reference has none" in v.evidence
+    assert _det(ref, torch.tensor([1.0, 2.0, 3.0])).status is Status.INCORRECT_NUMERICS  # a NaN went missing
+
+
+def test_infinity_must_match_sign():
+    ref = torch.tensor([1.0, float("inf")])
+    assert _det(ref, ref.clone()).passed
+    assert "infinity mismatch" in _det(ref, torch.tensor([1.0, float("-inf")])).evidence
+    assert "infinity mismatch" in _det(torch.tensor([1.0, 2.0]), torch.tensor([1.0, float("inf")])).evidence
+
+
+def test_all_zero_output_against_nonzero_reference_fails_even_within_tolerance():
+    ref = torch.full((8,), 1e-7)  # within atol of zero
+    v = compare_values("return", ref, torch.zeros(8), TOL["float32"])[0]
+    assert v.status is Status.INCORRECT_NUMERICS
+    assert v.evidence == "return: all-zero output against a non-zero reference"
+    assert compare_values("return", torch.zeros(8), torch.zeros(8), TOL["float32"])[0].passed
+
+
+def test_metadata_checks_in_order():
+    ref = torch.zeros(2, 3)
+    assert _det(ref, ref.double()).evidence == "return: dtype float64, expected float32"
+    assert _det(ref, torch.zeros(6)).evidence == "return: shape [6], expected [2, 3]"
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert _det(ref, ref.as_subclass(Sub)).status is Status.INCORRECT_TYPE
+    assert _det(ref, ref.numpy()).status is Status.INCORRECT_TYPE
+
+
+def test_strides_checked_for_views_and_uninitialized_only():
+    ref = torch.zeros(3, 4).t()
+    out = torch.zeros(4, 3)
+    assert _det(ref, out).passed
+    assert _det(ref, out, "view").status is Status.INCORRECT_STRIDES
+    assert _det(ref, out, "uninitialized").status is Status.INCORRECT_STRIDES
+    # uninitialized ops: metadata only, values never compared
+    assert _det(torch.zeros(4, 3), torch.full((4, 3), 7.0), "uninitialized").passed
+
+
+def test_random_semantics_accepts_same_distribution_rejects_another():
+    g = torch.Generator().manual_seed(0)
+    ref = torch.rand(4000, generator=g)
+    same = torch.rand(4000, generator=g)
+    shifted = torch.rand(4000, generator=g) * 0.9
+    assert compare_random("return", ref, same).passed
+    v = compare_random("return", ref, shifted)
+    assert v.status is Status.INCORRECT_NUMERICS and "two-sample KS" in v.evidence
+    coin = (torch.rand(4000, generator=g) < 0.5).float()
+    biased = (torch.rand(4000, generator=g) < 0.6).float()
+    assert compare_random("return", coin, (torch.rand(4000, generator=g) < 0.5).float()).passed
+    assert not compare_random("return", coin, biased).passed
+
+
+def test_ks_false_failure_rate_is_about_alpha():
+    # 300 same-distribution comparisons at alpha 0.01: expect ~3 failures; far more means a broken p-value.
+    g = torch.Generator().manual_seed(1)
+    fails = sum(ks_pvalue(torch.randn(500, generator=g), torch.randn(500, generator=g)) < 0.01 for _ in range(300))
+    assert fails <= 10
+
+
+def test_unchanged_detects_writes_and_ignores_nan_positions():
+    a = torch.tensor([1.0, float("nan")])
+    assert unchanged("argument x", a, a.clone()).passed
+    b = a.clone()
+    b[0] = 2
+    v = unchanged("argument x", a, b)
+    assert v.status is Status.UNDECLARED_MUTATION
+    assert v.evidence == "argument x: 1 of 2 elements written, but the schema does not declare it mutable"
+
+
+def test_flatten_paths_and_default_tolerance():
+    t = torch.zeros(1)
+    assert [p for p, _ in flatten((t, [t, t]), "return")] == ["return[0]", "return[1][0]", "return[1][1]"]
+    assert tolerance_for(torch.bfloat16, {}).rtol == 1.6e-2
+    assert tolerance_for(torch.float32, TOL) is TOL["float32"]
