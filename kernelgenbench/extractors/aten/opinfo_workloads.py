@@ -101,9 +101,13 @@ def trace_op_db(
             dtype = _dtype(op)
             if dtype is None:
                 continue
-            torch.manual_seed(0)  # samples are random: a fixed seed keeps the extraction reproducible
+            # Samples are random: a fixed seed keeps the extraction reproducible. The CPU generator only:
+            # torch.manual_seed would also queue a (costly) lazy seeding of every accelerator backend.
+            torch.random.default_generator.manual_seed(0)
             try:
-                samples = op.sample_inputs("cpu", dtype, requires_grad=False)
+                # The sample function itself, not op.sample_inputs: that wraps it in a tracker that walks
+                # the whole Python stack (inspect.stack) for every sample, 100x the cost of the tracing.
+                samples = op.sample_inputs_func(op, "cpu", dtype, False)
                 for i, s in enumerate(samples):
                     if i >= samples_per_opinfo:
                         break

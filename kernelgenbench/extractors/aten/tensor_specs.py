@@ -40,11 +40,13 @@ def _init(t: torch.Tensor) -> dict[str, Any]:
         if n > 1 and lo == 0 and hi == n - 1 and torch.unique(flat).numel() == n:
             return {"dist": "permutation"}
         return {"dist": "randint", "low": lo, "high": hi + 1}
-    v = t.detach().reshape(-1).to(torch.float64)
-    v = v[torch.isfinite(v)]
-    if v.numel() == 0:
-        return {"dist": "constant", "value": "nan"}
-    lo, hi = float(v.min()), float(v.max())
+    v = t.detach().reshape(-1)
+    finite = torch.isfinite(v)
+    if not bool(finite.all()):
+        v = v[finite]
+        if v.numel() == 0:
+            return {"dist": "constant", "value": "nan"}
+    lo, hi = (float(x) for x in torch.aminmax(v))
     if lo == hi:
         # One distinct value (often a 0-dim tensor): draw around it, keeping its sign, never a constant.
         if lo > 0:
