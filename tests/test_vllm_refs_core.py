@@ -513,3 +513,33 @@ def test_reference_modules_are_self_contained():
 def test_modules_import_without_side_effects():
     for name in _MODULES:
         importlib.reload(importlib.import_module(name))
+
+
+def _compare(a, b, tol: dict, where: str) -> None:
+    if isinstance(a, torch.Tensor):
+        a, b = a.cpu(), b.cpu()
+        if not (a.dtype.is_floating_point or a.dtype.is_complex):
+            assert torch.equal(a, b), where
+            return
+        t = tol.get(str(a.dtype).removeprefix("torch."), {"atol": 1e-5, "rtol": 1e-5})
+        bad = ~torch.isclose(a.double(), b.double(), atol=t["atol"], rtol=t["rtol"], equal_nan=True)
+        assert float(bad.double().mean()) <= t.get("max_mismatch", 0.0), where
+    elif isinstance(a, list | tuple):
+        for x, y in zip(a, b, strict=True):
+            _compare(x, y, tol, where)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(_entries()))
+def test_references_run_on_the_accelerator_as_on_cpu(name):
+    """The evaluator runs references on the device: same inputs give the CPU answer within tolerance."""
+    e = _entries()[name]
+    mod = _MODULES[e["module"]]
+    fn, gen = getattr(mod, e["function"]), getattr(mod, e["inputs"])
+    for p in e["correctness"]:
+        params = {**e.get("fixed", {}), **p}
+        cpu, dev = gen(params, seed=5, device=CPU), gen(params, seed=5, device="cuda")
+        out_cpu, out_dev = fn(**cpu), fn(**dev)
+        _compare(out_cpu, out_dev, e["tolerance"], f"{name} {p} return")
+        for k, v in cpu.items():
+            _compare(v, dev[k], e["tolerance"], f"{name} {p} {k}")
