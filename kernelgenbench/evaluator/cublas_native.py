@@ -278,17 +278,22 @@ def compare_workload(lib: Cublas, task: Task, workload: Any, *, seed: int = 0, t
 
 
 def compare_all(tasks: Sequence[Task], *, timing: bool = False, log: Any = None) -> list[Comparison]:
-    """compare_workload over every workload of every task; `log(comparison)` is called as each finishes."""
+    """compare_workload over every workload of every task; `log(comparison)` is called as each finishes.
+
+    Every task's correctness workloads run before any performance workload, so that a run cut short
+    still holds a verdict on each routine.
+    """
     lib = Cublas()
     results: list[Comparison] = []
+    order = [(t, w) for purpose in ("correctness", "performance") for t in tasks for w in t.workloads
+             if w.purpose == purpose]
     try:
-        for task in tasks:
-            for w in task.workloads:
-                c = compare_workload(lib, task, w, timing=timing)
-                results.append(c)
-                if log is not None:
-                    log(c)
-                torch.cuda.empty_cache()
+        for task, w in order:
+            c = compare_workload(lib, task, w, timing=timing)
+            results.append(c)
+            if log is not None:
+                log(c)
+            torch.cuda.empty_cache()
     finally:
         lib.close()
     return results

@@ -109,39 +109,55 @@ def symv(uplo, n, alpha, A, lda, x, incx, beta, y, incy):
     _vset(y, n, incy, out)
 
 
-def _band_to_dense(A, n, k, lda, uplo, wide):
-    """The n x n matrix whose `uplo` triangle's band of k diagonals is in band storage A."""
+def _band_diagonals(A, n, k, lda, uplo, wide):
+    """(d, rows, cols, values) of each stored diagonal: A(rows, cols) for the d-th off-diagonal (0 = main).
+
+    Band storage keeps column j of the matrix in column j of A: A(i, j) at row k+i-j (uplo U) or i-j (L).
+    Working diagonal by diagonal keeps the cost O(n*k) (a 10^6 x 10^6 band matrix is never densified).
+    """
     band = _mat(A, k + 1, n, lda).to(wide)
-    dense = torch.zeros((n, n), dtype=wide, device=A.device)
     j = torch.arange(n, device=A.device)
-    for d in range(k + 1):  # d-th diagonal above (U) or below (L) the main one
+    for d in range(min(k, n - 1) + 1):
         cols = j[d:] if uplo == "U" else j[: n - d]
         rows = cols - d if uplo == "U" else cols + d
-        brow = k - d if uplo == "U" else d
-        dense[rows, cols] = band[brow, cols]
-    return dense
+        yield d, rows, cols, band[k - d if uplo == "U" else d, cols]
 
 
 def sbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy):
     """y = alpha*A*x + beta*y, A symmetric banded with k off-diagonals, `uplo` triangle in band storage."""
     wide = _wide(y.dtype)
-    a = _full_symmetric(_band_to_dense(A, n, k, lda, uplo, wide), uplo)
-    prod = alpha * (a @ _vget(x, n, incx).to(wide))
+    xv = _vget(x, n, incx).to(wide)
+    acc = torch.zeros(n, dtype=wide, device=y.device)
+    for d, rows, cols, vals in _band_diagonals(A, n, k, lda, uplo, wide):
+        acc.index_add_(0, rows, vals * xv[cols])
+        if d:  # the mirrored element A(cols, rows) of the symmetric matrix
+            acc.index_add_(0, cols, vals * xv[rows])
+    prod = alpha * acc
     out = prod if beta == 0 else prod + beta * _vget(y, n, incy).to(wide)
     _vset(y, n, incy, out)
+
+
+def tbmv(uplo, trans, diag, n, k, A, lda, x, incx):
+    """x = op(A)*x, A triangular banded with k off-diagonals in band storage (diag U: unit diagonal)."""
+    if trans not in ("N", "T", "C"):
+        raise ValueError(f"trans must be 'N', 'T' or 'C', not {trans!r}")
+    wide = _wide(x.dtype)
+    xv = _vget(x, n, incx).to(wide)
+    acc = torch.zeros(n, dtype=wide, device=x.device)
+    for d, rows, cols, vals in _band_diagonals(A, n, k, lda, uplo, wide):
+        if d == 0 and diag == "U":
+            vals = torch.ones_like(vals)
+        if trans == "N":
+            acc.index_add_(0, rows, vals * xv[cols])
+        else:  # op(A)(cols, rows) = A(rows, cols), conjugated for C
+            acc.index_add_(0, cols, (vals.conj() if trans == "C" else vals) * xv[rows])
+    _vset(x, n, incx, acc)
 
 
 def _unit(t, diag):
     if diag == "U":
         t = t - torch.diag_embed(torch.diagonal(t)) + torch.eye(t.shape[0], dtype=t.dtype, device=t.device)
     return t
-
-
-def tbmv(uplo, trans, diag, n, k, A, lda, x, incx):
-    """x = op(A)*x, A triangular banded with k off-diagonals in band storage."""
-    wide = _wide(x.dtype)
-    a = _op(_unit(_band_to_dense(A, n, k, lda, uplo, wide), diag), trans)
-    _vset(x, n, incx, a @ _vget(x, n, incx).to(wide))
 
 
 def trsv(uplo, trans, diag, n, A, lda, x, incx):
