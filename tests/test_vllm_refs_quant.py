@@ -22,6 +22,15 @@ from kernelgenbench.reference_impls import vllm_quant_gptq as GQ
 MODULES = [GQ, AWQ, CUT, GG, AS]
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    # These references run many small ops; on a shared, loaded machine intra-op threads only contend.
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def _curated() -> dict:
     text = importlib.resources.files("kernelgenbench.data").joinpath("vllm_curated_quant.yaml").read_text()
     return yaml.safe_load(text)["ops"]

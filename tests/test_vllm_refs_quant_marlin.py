@@ -8,6 +8,15 @@ import torch
 from kernelgenbench.reference_impls import vllm_quant_marlin as M
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    # These references run many small ops; on a shared, loaded machine intra-op threads only contend.
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def test_scalar_type_ids_follow_the_vllm_bit_layout():
     # mantissa at bit 8, bias at bit 17, nan_repr (IEEE_754 = 1, the integer default) at bit 50.
     assert M.MARLIN_TYPES["uint4b8"][0] == (4 << 8) + (8 << 17) + (1 << 50)
