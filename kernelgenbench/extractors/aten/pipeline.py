@@ -150,6 +150,7 @@ def extract(
         step = progress("trace OpInfo", len(op_db))
         traced, failed = trace_op_db(need.__contains__, cap=cap, on_opinfo=lambda _: step())
     doc = functools.cache(docstring)
+    tags_of = {pf.qualified_name: frozenset(pf.func.tags) for pf in parsed.functions}
     builder = _Workloads(traced, cap)
     records: list[dict[str, Any]] = []
     invalid: list[str] = []
@@ -167,7 +168,8 @@ def extract(
         if not d[0] and root != pf.base_name:
             d = doc(pf.base_name, pf.func.python_module)
         rec = base_record(pf, source=src, relations=relations[q], registered_mismatch=mismatch,
-                          curated_name=curated_name, doc=d)
+                          curated_name=curated_name, doc=d,
+                          group_tags=tags_of.get(relations[q].functional or "", frozenset()))
         # An out= task's tensors are shaped by the overload that returns fresh outputs: the functional
         # one, or the mutable one where the group has no functional overload (rrelu_with_noise).
         shaper = relations[q].functional or relations[q].mutable

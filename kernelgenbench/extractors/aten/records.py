@@ -44,13 +44,18 @@ def base_record(
     registered_mismatch: str | None,
     curated_name: str | None,
     doc: tuple[str, str | None],
+    group_tags: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """The record of one overload with every field but its workloads (empty, status 'none')."""
+    """The record of one overload with every field but its workloads (empty, status 'none').
+
+    `group_tags` are the functional overload's tags: upstream often tags only that one ('pointwise' on
+    abs, not on abs_), and an op's in-place and out= variants belong to its category.
+    """
     f = pf.func
     schema_text = str(f.func)
     name, overload = pf.base_name, pf.overload
     tags = sorted(f.tags)
-    cat = category(name, tags)
+    cat = category(name, sorted(set(tags) | group_tags))
     params = signature.params(f.func)
     description, doc_from = doc
     curated = curated_name is not None
