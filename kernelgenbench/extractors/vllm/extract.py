@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,10 +11,17 @@ from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import SourceNotFound, SourceParseError
 from kernelgenbench.extractors.vllm.curated import CuratedData, load_curated_data
 from kernelgenbench.extractors.vllm.records import RecordInput, ReferenceStatus, SourceInfo, build_record
-from kernelgenbench.extractors.vllm.registrations import OpDef, OpImpl, Registrations, scan_registrations
+from kernelgenbench.extractors.vllm.registrations import (
+    Location,
+    OpDef,
+    OpImpl,
+    Registrations,
+    scan_registrations,
+)
 from kernelgenbench.extractors.vllm.schemas import ParsedSchema, parse_op_schema
 from kernelgenbench.extractors.vllm.test_grids import TestScan, scan_tests, tests_calling
 from kernelgenbench.extractors.vllm.workloads import plan_workloads
+from kernelgenbench.extractors.vllm.wrapper_schema import NotASchema, wrapper_schema
 from kernelgenbench.extractors.vllm.wrappers import WRAPPER_FILE, Wrapper, parse_wrappers, wrapper_for
 
 Progress = Callable[[str, int, int], None]
@@ -151,9 +158,64 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         if first is None:
             statuses[d.qualified_name] = (status, diffs)
         records.append(record)
+    by_op = {(d.namespace, d.qualified_name): d for d in reversed(defs)}  # the first def of each name wins
+    schemas = _schemas_of(by_op.values())
+    wrapper_by_name = {w.name: w for w in wrappers}
+    for op in curated.entries:
+        if op in present or op not in wrapper_by_name:
+            continue
+        rec = _wrapper_record(wrapper_by_name[op], curated, scan, impls, by_op, schemas, source, skipped)
+        if rec is None:
+            continue
+        errors = record_errors(rec[0])
+        if errors:
+            invalid.append(f"{rec[0]['id']} ({WRAPPER_FILE}): {errors[0]}")
+            continue
+        records.append(rec[0])
+        statuses[op] = (rec[1], rec[2])
+        present.add(op)
     step("records", len(defs), len(defs))
     outcomes = [_outcome(name, ops, curated, statuses, present) for name, ops in curated.names.items()]
     return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source)
+
+
+def _schemas_of(defs: Iterable[OpDef]) -> dict[tuple[str, str], ParsedSchema]:
+    out: dict[tuple[str, str], ParsedSchema] = {}
+    for d in defs:
+        if d.schema is not None:
+            try:
+                out[(d.namespace, d.qualified_name)] = parse_op_schema(d.schema, file=d.location.file,
+                                                                       line=d.location.line)
+            except SourceParseError:
+                continue  # reported where the def's own record is built
+    return out
+
+
+def _wrapper_record(w: Wrapper, curated: CuratedData, scan: TestScan, impls: dict[tuple[str, str, str], list[OpImpl]],
+                    by_op: dict[tuple[str, str], OpDef], schemas: dict[tuple[str, str], ParsedSchema],
+                    source: SourceInfo, skipped: list[str]) -> tuple[dict[str, Any], ReferenceStatus, list[str]] | None:
+    """The record of a curated name that is a Python wrapper: its call as a schema, the ops it calls."""
+    called = [by_op[c] for c in w.ops if c in by_op]
+    if not called:
+        skipped.append(f"{WRAPPER_FILE}:{w.line}: {w.name} calls no registered op; no record")
+        return None
+    try:
+        text = wrapper_schema(w, schemas)
+        schema = parse_op_schema(text, file=WRAPPER_FILE, line=w.line)
+    except (NotASchema, SourceParseError) as exc:
+        skipped.append(f"{WRAPPER_FILE}:{w.line}: {w.name}: its signature has no schema form ({exc}); no record")
+        return None
+    first = called[0]
+    op = OpDef(namespace=first.namespace, qualified_name=w.name, schema=text, location=Location(WRAPPER_FILE, w.line),
+               guards=first.guards, build=first.build, block="vllm/_custom_ops.py")
+    own = tuple(i for d in called for i in impls.get((d.namespace, d.qualified_name, d.build), []))
+    entry = curated.entries[w.name]
+    wrapper_names = frozenset({w.name})
+    tests = tuple(g for g in scan.grids if g.wrappers & wrapper_names)
+    inp = RecordInput(op=op, record_overload="", schema=schema, impls=own, wrapper=w, tests=tests,
+                      curated_name=curated.curated_name_of(w.name), entry=entry, plan=plan_workloads(entry, scan),
+                      primary_id=None, kind="wrapper", wraps=tuple(f"vllm/{d.qualified_name}" for d in called))
+    return build_record(inp, source)
 
 
 def _outcome(name: str, ops: tuple[str, ...], curated: CuratedData,

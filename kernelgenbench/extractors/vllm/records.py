@@ -20,6 +20,7 @@ from kernelgenbench.extractors.vllm.registrations import CATCH_ALL, OpDef, OpImp
 from kernelgenbench.extractors.vllm.schemas import ParsedSchema, canonical_schema, split_top_level
 from kernelgenbench.extractors.vllm.test_grids import TestGrid, grid_to_dict
 from kernelgenbench.extractors.vllm.workloads import GridSource, WorkloadPlan
+from kernelgenbench.extractors.vllm.wrapper_schema import comparable
 from kernelgenbench.extractors.vllm.wrappers import Wrapper, wrapper_to_dict
 
 NO_GENERATOR = "no reference/input generator for this op"
@@ -144,6 +145,8 @@ class RecordInput:
     entry: CuratedEntry | None
     plan: WorkloadPlan | None
     primary_id: str | None  # set on a record whose name another file already took
+    kind: str = "registered"  # or "wrapper": a curated name that is a vllm/_custom_ops.py function
+    wraps: tuple[str, ...] = ()  # for a wrapper: ids of the registered ops it calls
 
 
 def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], ReferenceStatus, list[str]]:
@@ -165,7 +168,10 @@ def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], 
             reference_schema = None
             differences = [f"the entry's schema does not parse: {str(exc).splitlines()[0]}"]
         revision_schema = schema.canonical if schema is not None else None
-        if reference_schema is not None and reference_schema == revision_schema:
+        same = reference_schema == revision_schema
+        if inp.kind == "wrapper" and reference_schema is not None and revision_schema is not None:
+            same = comparable(reference_schema) == comparable(revision_schema)
+        if reference_schema is not None and same:
             status = ReferenceStatus.OK
         else:
             status = ReferenceStatus.SCHEMA_MISMATCH
@@ -188,6 +194,8 @@ def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], 
         entry.description if entry else "")
     code = lambda fn: {"module": entry.module, "function": fn, "code": module_source(entry.module)}  # noqa: E731
     details: dict[str, Any] = {
+        "kind": inp.kind,
+        "wraps": list(inp.wraps),
         "namespace": op.namespace,
         "dispatch_keys": keys,
         "guards": list(op.guards),
