@@ -28,6 +28,10 @@ def _extract(args: list[str], out: Path) -> tuple[Path, dict[str, dict]]:
     return out, {r["id"]: r for r in records}
 
 
+def _cache() -> Path:
+    return Path(os.environ.get("KGB_CACHE_DIR") or Path.home() / ".cache" / "kernelgenbench")
+
+
 @pytest.fixture(scope="module")
 def aten_records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
     # OpInfo tracing is the slow part of the extraction; default workloads suffice here.
@@ -75,29 +79,43 @@ def test_a_broken_real_record_fails_the_build_with_its_id(aten_records: tuple[Pa
 
 @pytest.fixture(scope="module")
 def cublas_records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
-    cache = Path(os.environ.get("KGB_CACHE_DIR") or Path.home() / ".cache" / "kernelgenbench")
-    if not (cache / "cublas" / "12.4" / "include" / "cublas_api.h").is_file():
+    if not (_cache() / "cublas" / "12.4" / "include" / "cublas_api.h").is_file():
         pytest.skip("cuBLAS 12.4 headers are not cached (tests do not download); run `kgb-extract cublas` once")
     out = tmp_path_factory.mktemp("real-cublas") / "cublas.jsonl"
     return _extract(["cublas", "--version", "12.4", "--only-curated"], out)
 
 
-@pytest.mark.slow
-def test_build_over_aten_and_cublas_extractions(aten_records: tuple[Path, dict[str, dict]],
-                                                cublas_records: tuple[Path, dict[str, dict]], tmp_path: Path) -> None:
-    (aten_path, _), (cublas_path, cublas) = aten_records, cublas_records
-    result = build_dataset([aten_path, cublas_path], tmp_path / "ds")
-    rows = {f.name: f.rows for f in result.files}
-    assert rows["cublas"] == len(cublas) == 50
-    assert rows["ms"] == rows["aten"] + rows["cublas"]
-    assert set(result.omitted) == {"vllm"}
+@pytest.fixture(scope="module")
+def vllm_records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
+    sdist = _cache() / "vllm-sdist" / "vllm-0.13.0.tar.gz"
+    if not sdist.is_file():
+        pytest.skip("the vLLM 0.13.0 sdist is not cached (tests do not download); run `kgb-extract vllm` once")
+    out = tmp_path_factory.mktemp("real-vllm") / "vllm.jsonl"
+    return _extract(["vllm", "--source", str(sdist), "--no-progress"], out)
 
-    tasks = kernelgenbench.load_tasks(tmp_path / "ds", config="cublas")
-    assert {t.id for t in tasks} == set(cublas)
+
+@pytest.mark.slow
+def test_build_over_all_three_extractions(aten_records: tuple[Path, dict[str, dict]],
+                                          vllm_records: tuple[Path, dict[str, dict]],
+                                          cublas_records: tuple[Path, dict[str, dict]], tmp_path: Path) -> None:
+    inputs = [aten_records, vllm_records, cublas_records]
+    records = {rid: r for _, recs in inputs for rid, r in recs.items()}
+    curated = {rid for rid, r in records.items() if "ms" in r["benchmarks"]}
+    result = build_dataset([path for path, _ in inputs], tmp_path / "ds")
+    rows = {f.name: f.rows for f in result.files}
+    assert result.omitted == {}
+    assert rows["cublas"] == 50 and rows["vllm"] >= 50  # a curated op may register more than one schema
+    assert rows["ms"] == rows["aten"] + rows["vllm"] + rows["cublas"] == len(curated)
+
+    tasks = kernelgenbench.load_tasks(tmp_path / "ds", config="ms")
+    assert {t.id for t in tasks} == curated
     for t in tasks:
-        assert canonical_json(t.to_dict()) == canonical_json(cublas[t.id])
+        assert canonical_json(t.to_dict()) == canonical_json(records[t.id])
         ast.parse(f"import torch\n{build_prompt(t).python_signature}\n    ...\n")
-    gemm = build_prompt(next(t for t in tasks if t.id == "cublas/cublasSgemm_v2"))
+    by_id = {t.id: t for t in tasks}
+    gemm = build_prompt(by_id["cublas/cublasSgemm_v2"])
     # cuBLAS passes enums as letters ('N', 'T'): the hint follows the workloads, not a guess
     assert gemm.python_signature.startswith("def cublasSgemm_v2(transa: str, transb: str, m: int, n: int, k: int, ")
     assert "cuBLAS in any form" in gemm.text
+    rms = build_prompt(by_id["vllm/rms_norm"])
+    assert "Importing vllm or calling its ops" in rms.text and rms.reference_code
