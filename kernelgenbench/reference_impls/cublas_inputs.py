@@ -5,7 +5,8 @@ candidate's convention: 1-D device tensors holding column-major storage (leading
 increments as the params say, negative increments included), lists of tensors for Batched pointer
 arrays, Python numbers for alpha/beta (complex for complex dtypes), enum names as strings.
 
-Values are scaled so that outputs are O(1) whatever the reduction length (the tolerance then grows only
+Draws are made on the target device with a generator seeded by `seed`: the same seed gives the same
+inputs on the same kind of device. Values are scaled so that outputs are O(1) whatever the reduction length (the tolerance then grows only
 with the rounding of the reduction). Triangular systems are well conditioned (diagonal in [1, 2],
 off-diagonal entries of size 1/n). Entries a routine must not read (the other triangle of a symmetric or
 triangular matrix, the diagonal under diag "U", the unused corner of band storage) hold large finite
@@ -23,29 +24,29 @@ _GARBAGE = 1.0e3
 
 
 class _Draw:
-    """Seeded draws on the CPU (reproducible on every device), moved to the device at the end."""
+    """Seeded draws made on the target device itself (gigabytes of inputs would take minutes on a CPU)."""
 
     def __init__(self, seed, device):
-        self.gen = torch.Generator().manual_seed(seed)
-        self.device = device
+        self.device = torch.device(device)
+        self.gen = torch.Generator(device=self.device).manual_seed(seed)
 
     def normal(self, n, dtype, scale=1.0):
         # Draw in the storage's own precision class: float64 draws only for float64/complex128 data.
         wide = dtype in (torch.float64, torch.complex128)
         real = torch.float64 if wide else torch.float32
         if dtype.is_complex:
-            re = torch.randn(n, generator=self.gen, dtype=real)
-            im = torch.randn(n, generator=self.gen, dtype=real)
+            re = torch.randn(n, generator=self.gen, dtype=real, device=self.device)
+            im = torch.randn(n, generator=self.gen, dtype=real, device=self.device)
             v = torch.complex(re, im) * (scale / math.sqrt(2))
         else:
-            v = torch.randn(n, generator=self.gen, dtype=real) * scale
+            v = torch.randn(n, generator=self.gen, dtype=real, device=self.device) * scale
         return v.to(dtype)
 
     def uniform(self, n, lo, hi):
-        return torch.rand(n, generator=self.gen, dtype=torch.float64) * (hi - lo) + lo
+        return torch.rand(n, generator=self.gen, dtype=torch.float64, device=self.device) * (hi - lo) + lo
 
-    def put(self, t):
-        return t.to(self.device)
+    def arange(self, n):
+        return torch.arange(n, device=self.device)
 
 
 def _dtype(name):
@@ -98,7 +99,7 @@ def _batch(d, p, make, stride_len):
         one = make()
         parts.append(one)
         if b + 1 < count:
-            parts.append(torch.zeros(stride - one.numel(), dtype=one.dtype))
+            parts.append(torch.zeros(stride - one.numel(), dtype=one.dtype, device=one.device))
     return torch.cat(parts), stride
 
 
@@ -191,13 +192,14 @@ def _square(d, n, lda, dt, uplo, scale, diag_range=None, unit=False):
     lda = max(lda, n, 1)
     full = d.normal(lda * n, dt, scale).reshape(n, lda).transpose(0, 1)  # column-major view, lda x n
     core = full[:n, :]
-    rows = torch.arange(n)[:, None]
-    cols = torch.arange(n)[None, :]
+    rows = d.arange(n)[:, None]
+    cols = d.arange(n)[None, :]
     keep = (rows <= cols) if uplo == "U" else (rows >= cols)
     if diag_range is not None:
         lo, hi = diag_range
         core = core.clone()
-        core[range(n), range(n)] = d.uniform(n, lo, hi).to(dt)
+        idx = d.arange(n)
+        core[idx, idx] = d.uniform(n, lo, hi).to(dt)
     if unit:
         keep = keep & (rows != cols)
     full = full.clone()
@@ -236,8 +238,8 @@ def _band(d, n, k, lda, dt, uplo, scale):
     """(k+1) x n band storage (leading dimension lda); the unused corner and padding rows are garbage."""
     lda = max(lda, k + 1)
     buf = d.normal(lda * n, dt, scale).reshape(n, lda).transpose(0, 1).clone()  # lda x n, column-major
-    r = torch.arange(lda)[:, None]
-    j = torch.arange(n)[None, :]
+    r = d.arange(lda)[:, None]
+    j = d.arange(n)[None, :]
     used = (r <= k) & ((r >= k - j) if uplo == "U" else (r < n - j))
     buf = _with_garbage(buf, used)
     return buf.transpose(0, 1).reshape(-1)[: _mlen(k + 1, n, lda)].clone()
@@ -269,7 +271,7 @@ def tbmv_inputs(params, *, seed, device):
     if p.get("diag", "N") == "U":  # the diagonal is not read: make it garbage
         lda_ = max(lda, k + 1)
         row = k if uplo == "U" else 0
-        A[row + lda_ * torch.arange(n)] = _GARBAGE
+        A[row + lda_ * d.arange(n)] = _GARBAGE
     return _to_device(d, {
         "uplo": uplo, "trans": p.get("trans", "N"), "diag": p.get("diag", "N"), "n": n, "k": k, "A": A,
         "lda": lda, "x": _vector(d, n, incx, dt), "incx": incx})
@@ -390,22 +392,19 @@ def blas1_inputs(params, *, seed, device):
         out = {"n": n, "x": x, "incx": incx, "y": y, "incy": incy}
     elif op == "dot":
         scale = 1.0 / math.sqrt(max(n, 1))
-        out = {"n": n, "x": x * scale, "incx": incx, "y": y, "incy": incy, "result": torch.zeros(1, dtype=dt)}
+        out = {"n": n, "x": x * scale, "incx": incx, "y": y, "incy": incy, "result": torch.zeros(1, dtype=dt, device=d.device)}
     elif op == "asum":
         real = torch.float64 if dt in (torch.float64, torch.complex128) else torch.float32
-        out = {"n": n, "x": x / max(n, 1), "incx": incx, "result": torch.zeros(1, dtype=real)}
+        out = {"n": n, "x": x / max(n, 1), "incx": incx, "result": torch.zeros(1, dtype=real, device=d.device)}
     else:
         raise ValueError(f"unknown level-1 op {op!r}")
     return _to_device(d, out)
 
 
 def _to_device(d, out):
-    moved = {}
+    """Everything is drawn on d.device already; this only checks that nothing was left behind."""
     for key, value in out.items():
-        if isinstance(value, torch.Tensor):
-            moved[key] = d.put(value)
-        elif isinstance(value, list) and value and isinstance(value[0], torch.Tensor):
-            moved[key] = [d.put(v) for v in value]
-        else:
-            moved[key] = value
-    return moved
+        for t in value if isinstance(value, list) else [value]:
+            if isinstance(t, torch.Tensor) and t.device != d.device:
+                raise AssertionError(f"{key} was built on {t.device}, not {d.device}")
+    return out
