@@ -6,23 +6,12 @@ import collections
 from typing import Any
 
 import pytest
+from vllm_sources import sdist_tree
 
 from kernelgenbench.dataset.schema import record_errors
-from kernelgenbench.errors import NetworkUnavailable
 from kernelgenbench.extractors.vllm.curated import load_curated_data
 from kernelgenbench.extractors.vllm.extract import Extraction, extract
 from kernelgenbench.extractors.vllm.records import NO_GENERATOR, SourceInfo
-from kernelgenbench.extractors.vllm.resolve import ResolvedSource, default_cache_dir, download_sdist, resolve_source
-
-
-def sdist_tree(version: str) -> ResolvedSource:
-    """The unpacked sdist of a vLLM release (pip download when not cached; skip only without an index)."""
-    cache = default_cache_dir()
-    try:
-        tarball, _ = download_sdist(version, cache)
-    except NetworkUnavailable as exc:
-        pytest.skip(f"the package index is unreachable, so the vLLM {version} sdist cannot be fetched: {exc}")
-    return resolve_source(tarball, cache)
 
 
 @pytest.fixture(scope="module")

@@ -94,7 +94,9 @@ def _git(args: list[str], *, cwd: Path | None = None, stdout_bytes: bool = False
 def _first_line(text: str | bytes) -> str:
     s = text.decode(errors="replace") if isinstance(text, bytes) else text
     lines = [ln.strip() for ln in s.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "no message"
+    # git's own verdict is the 'fatal:'/'ERROR:' line; pip's is the last one
+    fatal = [ln for ln in lines if ln.startswith(("fatal:", "ERROR:", "error:"))]
+    return (fatal or lines or ["no message"])[0 if fatal else -1]
 
 
 # --- a folder or a source distribution --------------------------------------------------------------------------
