@@ -65,6 +65,22 @@ def test_typed_view_of_a_loaded_task(built: Path) -> None:
     assert [w.id for w in task.performance_workloads] == ["p0"]
 
 
+def test_ids_select_tasks_and_only_they_are_validated(built: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "ds"
+    shutil.copytree(built, copy)
+    # break a row that is not asked for: selecting another id must not trip over it
+    _rewrite(copy / "ms" / "test-00000-of-00001.parquet", "tolerance",
+             lambda v: '{"float32": {"atol": -1, "rtol": 0}}' if '"bfloat16"' in v else v)
+    got = kernelgenbench.load_tasks(copy, config="ms", ids=["aten/add.out", "aten/nope"])
+    assert [t.id for t in got] == ["aten/add.out"]
+    with pytest.raises(DatasetError, match="task vllm/rms_norm: at tolerance/float32/atol"):
+        kernelgenbench.load_tasks(copy, config="ms")
+    path = write_jsonl(tmp_path / "r.jsonl", all_records())
+    assert [t.id for t in kernelgenbench.load_tasks(path, config=None, ids={"vllm/rms_norm"})] == ["vllm/rms_norm"]
+
+
 def test_load_tasks_reads_a_jsonl_with_the_config_rule(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "r.jsonl", all_records())
     assert [t.id for t in kernelgenbench.load_tasks(path, config="mc")] == ["aten/add.Tensor"]

@@ -53,9 +53,10 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             raise DatasetError(f"no dataset given: pass --dataset PATH_OR_REPO_ID (a `kgb build` folder, a Hub id or "
                                f"a JSONL of records) or set {DATASET_ENV}")
         is_file = Path(source).expanduser().is_file()
-        tasks = load_tasks(source, config=None if is_file else config, split=split, revision=revision)
-        match = [t for t in tasks if t.id == task_id]
+        cfg = None if is_file else config
+        match = load_tasks(source, config=cfg, split=split, revision=revision, ids=[task_id])
         if not match:
+            tasks = load_tasks(source, config=cfg, split=split, revision=revision)
             near = sorted(t.id for t in tasks if task_id.split("/")[-1].split(".")[0] in t.id)[:5]
             where = source if is_file else f"{source} config {config}"
             hint = f"; similar: {', '.join(near)}" if near else "; try --config aten-all for uncurated ATen tasks"

@@ -19,7 +19,7 @@ def _is_local(target: str) -> bool:
     return Path(target).exists() or target.startswith((".", "/", "~")) or target.count("/") > 1
 
 
-def _rows_from_dataset(target: str, config: str, split: str, revision: str | None) -> Iterable[Mapping[str, Any]]:
+def _rows_from_dataset(target: str, config: str, split: str, revision: str | None) -> Any:
     import datasets
     from datasets.exceptions import DatasetNotFoundError
 
@@ -75,19 +75,26 @@ def load_tasks(
     config: str | None = "ms",
     split: str = SPLIT,
     revision: str | None = None,
+    *,
+    ids: Iterable[str] | None = None,
 ) -> list[Task]:
     """The validated tasks of one config and split, from a Hub id, a dataset folder, or a JSONL of records.
 
     Every row is rebuilt into its record, validated against the schema and checked against its content
     hash; the first bad row raises DatasetError naming the task id and the first error (no row is skipped
-    silently). For a JSONL file the config's membership rule filters the records (config=None keeps all)
-    and split/revision do not apply.
+    silently). `ids` keeps only those tasks (only they are validated; ids not present are simply absent).
+    For a JSONL file the config's membership rule filters the records (config=None keeps all) and
+    split/revision do not apply; for a local folder revision does not apply.
     """
     target = str(path_or_repo_id)
+    wanted = None if ids is None else set(ids)
     path = Path(target).expanduser()
     if path.is_file():
-        return [_task(where, record, None) for where, record in _records_from_jsonl(path, config)]
+        return [_task(where, record, None) for where, record in _records_from_jsonl(path, config)
+                if wanted is None or record.get("id") in wanted]
     if config is None:
         raise DatasetError(f"{target}: a dataset needs a config (ms, mc, aten, vllm, cublas, aten-all)")
-    rows = _rows_from_dataset(target, config, split, revision)
-    return [_task(f"{target} [{config}/{split}]", row_to_record(row), row.get("content_hash")) for row in rows]
+    ds = _rows_from_dataset(target, config, split, revision)
+    if wanted is not None:
+        ds = ds.select([i for i, rid in enumerate(ds["id"]) if rid in wanted])
+    return [_task(f"{target} [{config}/{split}]", row_to_record(row), row.get("content_hash")) for row in ds]
