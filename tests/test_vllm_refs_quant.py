@@ -354,7 +354,7 @@ def _scalar_dequant(b: bytes, qtype: int) -> list[float]:
     return y
 
 
-@pytest.mark.parametrize("qtype", sorted(GG.GGML_TYPES))
+@pytest.mark.parametrize("qtype", GG.MMQ_TYPES)
 def test_ggml_quantize_dequantize_round_trip(qtype):
     name, bsize, tsize = GG.GGML_TYPES[qtype]
     w = torch.randn(8, 512, generator=torch.Generator().manual_seed(qtype)) / 20
@@ -423,11 +423,13 @@ def test_ggml_moe_matches_per_token_products():
     torch.testing.assert_close(yv[t * 3 + j], ref)
 
 
-def test_ggml_rejects_types_it_does_not_implement():
-    with pytest.raises(ValueError, match="IQ4_NL"):
-        GG.ggml_type_id("GGMLQuantizationType.IQ4_NL")
+def test_ggml_type_names_and_unknown_types():
+    assert GG.ggml_type_id("GGMLQuantizationType.IQ4_NL") == 20 and GG.ggml_type_id("Q4_K") == 12
+    assert GG.ggml_type_id(14) == 14 and GG.ggml_type_id("14") == 14
+    with pytest.raises(ValueError, match="TQ1_0"):
+        GG.ggml_type_id("GGMLQuantizationType.TQ1_0")
     with pytest.raises(ValueError, match="not implemented"):
-        GG.dequantize_blocks(torch.zeros(1, 18, dtype=torch.uint8), 20)
+        GG.dequantize_blocks(torch.zeros(1, 54, dtype=torch.uint8), 34)
 
 
 # ---- AllSpark ----
@@ -476,3 +478,170 @@ def test_allspark_gemm_equals_dense(has_zp):
         zp = AS._unpermute(args["b_qzeros"], nf * 16) if has_zp else 0
         wq = ((q.int() - 128) - (zp if has_zp else 0)).half() * s
         assert (out.float() - args["a"].float() @ wq.float()).abs().max() < 1e-2
+
+
+# ---- GGML i-quants: codebooks and block layouts against vLLM's ggml-common.h / dequantize.cuh ----
+
+IQ_TYPES = [16, 17, 18, 19, 20, 21, 22, 23, 29]
+
+
+def _ggml_common_tables() -> dict[str, list[int]]:
+    import os
+    import re
+    import tarfile
+    from pathlib import Path
+
+    cache = Path(os.environ.get("KGB_CACHE_DIR", Path.home() / ".cache" / "kernelgenbench"))
+    sdist = cache / "vllm-sdist" / "vllm-0.13.0.tar.gz"
+    if not sdist.exists():
+        pytest.skip(f"{sdist} not downloaded")
+    with tarfile.open(sdist) as tar:
+        name = next(n for n in tar.getnames() if n.endswith("csrc/quantization/gguf/ggml-common.h"))
+        src = tar.extractfile(name).read().decode()
+    tables = {}
+    for t in ("iq2xxs_grid", "iq2xs_grid", "iq2s_grid", "iq3xxs_grid", "iq3xs_grid", "iq1s_grid_gpu",
+              "ksigns_iq2xs", "kvalues_iq4nl"):
+        body = re.search(re.escape(t) + r"\[\d*\]\s*=\s*\{(.*?)\};", src, re.S).group(1)
+        tables[t] = [int(v, 0) for v in re.findall(r"-?0x[0-9a-fA-F]+|-?\d+", re.sub(r"//.*", "", body))]
+    return tables
+
+
+@pytest.fixture(scope="module")
+def ggml_tables():
+    return _ggml_common_tables()
+
+
+def test_iq_codebooks_match_ggml_common_h(ggml_tables):
+    for ours, theirs, width in [("iq2xxs", "iq2xxs_grid", 8), ("iq2xs", "iq2xs_grid", 8), ("iq2s", "iq2s_grid", 8),
+                                ("iq3xxs", "iq3xxs_grid", 4), ("iq3s", "iq3xs_grid", 4)]:
+        expect = [[(v >> (8 * j)) & 0xFF for j in range(width)] for v in ggml_tables[theirs]]
+        assert GG.iq_grid(ours).long().tolist() == expect, ours
+    # iq1s_grid_gpu: 8 values = low nibbles of bytes 0..3, then the high nibbles (the kernel's grid32 split)
+    expect = [[(v >> (8 * j)) & 0xF for j in range(4)] + [(v >> (8 * j + 4)) & 0xF for j in range(4)]
+              for v in ggml_tables["iq1s_grid_gpu"]]
+    assert GG.iq_grid("iq1s").long().tolist() == expect
+    assert GG._ksigns(torch.arange(128)).tolist() == ggml_tables["ksigns_iq2xs"]
+    assert list(GG.KVALUES_IQ4NL) == ggml_tables["kvalues_iq4nl"]
+
+
+def _u(b: bytes, off: int, n: int) -> int:
+    return int.from_bytes(b[off : off + n], "little")
+
+
+def _scalar_iq(b: bytes, qtype: int, T: dict) -> list[float]:
+    """One i-quant block, transcribed loop by loop from dequantize.cuh's dequantize_block_iq* kernels."""
+    y = [0.0] * 256
+    f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]  # noqa: E731  float32 rounding
+    ks, kv = T["ksigns_iq2xs"], T["kvalues_iq4nl"]
+
+    def gbyte(table, idx, j):
+        return (T[table][idx] >> (8 * j)) & 0xFF
+
+    for tid in range(32):
+        il, ib = tid // 8, tid % 8
+        base = 32 * ib + 8 * il
+        if qtype == 16:
+            q2 = [_u(b, 2 + 2 * (4 * ib + t), 2) for t in range(4)]
+            aux32 = q2[2] | (q2[3] << 16)
+            d = f32(f32(_h(b, 0) * (0.5 + (aux32 >> 28))) * 0.25)
+            signs = ks[(aux32 >> 7 * il) & 127]
+            idx = b[2 + 8 * ib + il]
+            for j in range(8):
+                y[base + j] = f32(d * gbyte("iq2xxs_grid", idx, j)) * (-1 if signs & (1 << j) else 1)
+        elif qtype in (17, 22):
+            sc = b[66 + ib] if qtype == 17 else b[74 + ib]
+            d = f32(f32(_h(b, 0) * (0.5 + ((sc >> 4 * (il // 2)) & 0xF))) * 0.25)
+            if qtype == 17:
+                q = _u(b, 2 + 2 * (4 * ib + il), 2)
+                idx, signs, table = q & 511, ks[q >> 9], "iq2xs_grid"
+            else:
+                idx = b[2 + 4 * ib + il] | ((b[66 + ib] << (8 - 2 * il)) & 0x300)
+                signs, table = b[2 + 32 + 4 * ib + il], "iq2s_grid"
+            for j in range(8):
+                y[base + j] = f32(d * gbyte(table, idx, j)) * (-1 if signs & (1 << j) else 1)
+        elif qtype == 18:
+            aux32 = _u(b, 2 + 64 + 4 * ib, 4)
+            d = f32(f32(_h(b, 0) * (0.5 + (aux32 >> 28))) * 0.5)
+            signs = ks[(aux32 >> 7 * il) & 127]
+            g1, g2 = b[2 + 8 * ib + 2 * il], b[2 + 8 * ib + 2 * il + 1]
+            for j in range(4):
+                y[base + j] = f32(d * gbyte("iq3xxs_grid", g1, j)) * (-1 if signs & (1 << j) else 1)
+                y[base + j + 4] = f32(d * gbyte("iq3xxs_grid", g2, j)) * (-1 if signs & (1 << (j + 4)) else 1)
+        elif qtype == 21:
+            qh = b[66 + ib]
+            g1 = b[2 + 8 * ib + 2 * il] | ((qh << (8 - 2 * il)) & 256)
+            g2 = b[2 + 8 * ib + 2 * il + 1] | ((qh << (7 - 2 * il)) & 256)
+            d = f32(f32(_h(b, 0) * (0.5 + ((b[106 + ib // 2] >> 4 * (ib % 2)) & 0xF))) * 0.5)
+            signs = b[74 + 4 * ib + il]
+            for j in range(4):
+                y[base + j] = f32(d * gbyte("iq3xs_grid", g1, j)) * (-1 if signs & (1 << j) else 1)
+                y[base + j + 4] = f32(d * gbyte("iq3xs_grid", g2, j)) * (-1 if signs & (1 << (j + 4)) else 1)
+        elif qtype == 19:
+            qh = _u(b, 34 + 2 * ib, 2)
+            delta = -1 - 0.125 if qh & 0x8000 else -1 + 0.125
+            d = f32(_h(b, 0) * (2 * ((qh >> 12) & 7) + 1))
+            g = T["iq1s_grid_gpu"][b[2 + 4 * ib + il] | (((qh >> 3 * il) & 7) << 8)] & 0xFFFFFFFF
+            q = [(g >> (8 * j)) & 0xF for j in range(4)] + [(g >> (8 * j + 4)) & 0xF for j in range(4)]
+            for j in range(8):
+                y[base + j] = f32(d * (q[j] + delta))
+        elif qtype == 29:
+            sc = [_u(b, 48 + 2 * t, 2) for t in range(4)]
+            u16 = (sc[0] >> 12) | ((sc[1] >> 8) & 0xF0) | ((sc[2] >> 4) & 0xF00) | (sc[3] & 0xF000)
+            dscale = struct.unpack("<e", u16.to_bytes(2, "little"))[0]
+            ib16 = 2 * ib + il // 2
+            d = f32(dscale * (2 * ((sc[ib16 // 4] >> 3 * (ib16 % 4)) & 7) + 1))
+            qh = b[32 + 2 * ib + il // 2]
+            delta = -1 - 0.125 if qh & (0x08 << 4 * (il % 2)) else -1 + 0.125
+            g = T["iq1s_grid_gpu"][b[4 * ib + il] | (((qh >> 4 * (il % 2)) & 7) << 8)] & 0xFFFFFFFF
+            q = [(g >> (8 * j)) & 0xF for j in range(4)] + [(g >> (8 * j + 4)) & 0xF for j in range(4)]
+            for j in range(8):
+                y[base + j] = f32(d * (q[j] + delta))
+        elif qtype == 20:  # eight 18-byte blocks of 32 make one 256-value kernel block
+            blk = b[18 * ib : 18 * ib + 18]
+            d = _h(blk, 0)
+            for j in range(4):
+                y[32 * ib + 4 * il + j] = f32(d * kv[blk[2 + 4 * il + j] & 0xF])
+                y[32 * ib + 4 * il + j + 16] = f32(d * kv[blk[2 + 4 * il + j] >> 4])
+        elif qtype == 23:
+            ls = ((b[4 + ib // 2] >> 4 * (ib % 2)) & 0xF) | (((_u(b, 2, 2) >> 2 * ib) & 3) << 4)
+            d = f32(_h(b, 0) * (ls - 32))
+            for j in range(4):
+                qv = b[8 + 16 * ib + 4 * il + j]
+                y[32 * ib + 4 * il + j] = f32(d * kv[qv & 0xF])
+                y[32 * ib + 4 * il + j + 16] = f32(d * kv[qv >> 4])
+    return y
+
+
+@pytest.mark.parametrize("qtype", IQ_TYPES)
+def test_iq_block_layout_matches_the_kernel_loops(qtype, ggml_tables):
+    _, bsize, tsize = GG.GGML_TYPES[qtype]
+    per_kernel_block = 8 if qtype == 20 else 1  # IQ4_NL blocks are 32 values; the kernel walks 8 at a time
+    g = torch.Generator().manual_seed(200 + qtype)
+    raw = torch.randint(0, 256, (2 * per_kernel_block, tsize), generator=g, dtype=torch.uint8)
+    half_offsets = {29: []}.get(qtype, [0])
+    for off in half_offsets:
+        raw[:, off : off + 2] = torch.rand(raw.shape[0], generator=g).mul(0.1).half().view(torch.uint8).view(-1, 2)
+    if qtype == 29:  # the IQ1_M super scale lives in the top nibbles of the four scale words: keep it finite
+        raw[:, 49::2] = (raw[:, 49::2] & 0x0F) | torch.tensor([0x00, 0x00, 0x00, 0x20], dtype=torch.uint8)
+    got = GG.dequantize_blocks(raw.reshape(1, -1), qtype).reshape(-1, 256)
+    for i in range(got.shape[0]):
+        chunk = bytes(raw[i * per_kernel_block : (i + 1) * per_kernel_block].reshape(-1).tolist())
+        assert got[i].tolist() == _scalar_iq(chunk, qtype, ggml_tables)
+
+
+@pytest.mark.parametrize("qtype", IQ_TYPES)
+def test_iq_quantize_dequantize_round_trip(qtype):
+    w = torch.randn(4, 512, generator=torch.Generator().manual_seed(qtype)) / 20
+    blocks, dense = GG.quantize_weight(w, qtype)
+    assert torch.equal(GG.dequantize_blocks(blocks, qtype), dense)
+    assert _rel_err(dense, w) < 1.0 and float((dense - w).norm() / w.norm()) < 0.7
+
+
+def test_mmq_ops_reject_iq_types_and_vec_ops_take_them():
+    args = GG.make_ggml_mul_mat_inputs(dict(quant_type=21, hidden_size=256, row=32, num_tokens=2, dtype="float32"),
+                                       seed=0, device="cpu")
+    with pytest.raises(ValueError, match="no MMQ kernel"):
+        GG.ggml_mul_mat_a8(**args)
+    out = GG.ggml_mul_mat_vec_a8(**args)
+    ref = args["X"] @ GG.dequantize_blocks(args["W"], 21).t()
+    assert (out - ref).abs().max() < 5e-2
