@@ -160,15 +160,17 @@ def make_paged_attention_inputs(params: dict, *, seed: int, device: str) -> dict
     x = 16 // torch.empty((), dtype=cdt).element_size()
     k_scale = torch.tensor(float(params.get("k_scale", 1.0 if not fp8 else 0.5)))
     v_scale = torch.tensor(float(params.get("v_scale", 1.0 if not fp8 else 2.0)))
-    kvals = (torch.rand(num_blocks, kv_heads, d, bs, generator=gen) * 2 - 1) * scale
-    vvals = (torch.rand(num_blocks, kv_heads, d, bs, generator=gen) * 2 - 1) * scale
+    # drawn in a 16-bit dtype (or fp32) directly: model-size caches would need GBs of fp32 temporaries
+    draw = dtype if not fp8 else torch.float16
+    kvals = torch.empty(num_blocks, kv_heads, d, bs, dtype=draw).uniform_(-scale, scale, generator=gen)
+    vvals = torch.empty(num_blocks, kv_heads, d, bs, dtype=draw).uniform_(-scale, scale, generator=gen)
     if fp8:
         fmt = _FP8[kvd]
-        kvals = (kvals / k_scale).clamp(-torch.finfo(fmt).max, torch.finfo(fmt).max).to(fmt).view(torch.uint8)
-        vvals = (vvals / v_scale).clamp(-torch.finfo(fmt).max, torch.finfo(fmt).max).to(fmt).view(torch.uint8)
+        kvals = (kvals / float(k_scale)).to(fmt).view(torch.uint8)  # |values| < 1: no saturation needed
+        vvals = (vvals / float(v_scale)).to(fmt).view(torch.uint8)
         poison = torch.tensor(0xFF, dtype=torch.uint8)  # NaN in e4m3fn and e5m2
     else:
-        kvals, vvals, poison = kvals.to(dtype), vvals.to(dtype), torch.tensor(float("nan"), dtype=dtype)
+        poison = torch.tensor(float("nan"), dtype=dtype)
     slot_ok = used[:, None].expand(num_blocks, bs).clone()
     for i, n in enumerate(need):  # slots past seq_len in the last block hold garbage
         tail = int(lens[i]) - (n - 1) * bs
