@@ -81,6 +81,9 @@ def test_card_front_matter_lists_every_config_with_its_file(built: Path) -> None
 def test_card_body_has_counts_provenance_and_columns(built: Path) -> None:
     body = (built / "README.md").read_text()
     assert "| `ms` (default) | 4 |" in body
+    # add.Tensor and add.out are two rows of one operator
+    assert ("config `ms` holds 3 operators: 2 ATen tasks (every overload of 1 operators as its own row), "
+            "1 vLLM ops and 1 cuBLAS routines.") in body
     assert "| blas1 | 0 | 0 | 1 | 1 |" in body  # category table: aten, vllm, cublas, total
     assert "| elementwise | 2 | 0 | 0 | 2 |" in body
     assert "| vllm | 0.13.0 | 72506c98349d6bcd32b4e33eec7b5513453c1502 | 1 |" in body

@@ -69,6 +69,12 @@ def _type_text(feature: Any) -> str:
     return type(feature).__name__
 
 
+def _operator(record: Mapping[str, Any]) -> str:
+    # ATen overloads of one curated operator share it (add.Tensor, add.out, add_.Tensor -> add).
+    aten = record["details"].get("aten") or {}
+    return aten.get("curated_name") or record["name"]
+
+
 def card_context(
     records: Sequence[Mapping[str, Any]],
     written: Sequence[tuple[DatasetConfig, ConfigFile]],
@@ -86,9 +92,12 @@ def card_context(
     by_cat = Counter((r["category"], r["source"]) for r in curated)
     category_sources = [s for s in _SOURCES if any(r["source"] == s for r in curated)]
     per_source = {s: sum(1 for r in curated if r["source"] == s) for s in _SOURCES}
+    operators = {(r["source"], _operator(r)) for r in curated}
+    aten_ops = sum(1 for src, _ in operators if src == "aten")
     curated_summary = (
-        f"{per_source['aten']} curated ATen tasks, {per_source['vllm']} vLLM ops and "
-        f"{per_source['cublas']} cuBLAS routines in config `{category_config}`."
+        f"config `{category_config}` holds {len(operators)} operators: {per_source['aten']} ATen tasks (every "
+        f"overload of {aten_ops} operators as its own row), {per_source['vllm']} vLLM ops and "
+        f"{per_source['cublas']} cuBLAS routines."
     )
     return {
         "front_matter": yaml.safe_dump(front_matter(written, len({r["id"] for m in members.values() for r in m})),
