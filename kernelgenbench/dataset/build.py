@@ -138,19 +138,26 @@ def write_dataset(
     return BuildResult(folder, len(records), len(published), files, omitted)
 
 
-def _replace_folder(tmp: Path, out: Path) -> None:
+def _check_out(out: Path) -> None:
     # Only a folder a previous build wrote (it has a manifest) or an empty one is replaced: `--out` pointing
     # at the wrong place must not delete someone's files.
-    if out.exists():
-        if not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_NAME).is_file()):
-            raise DatasetError(f"{out}: exists and is not a kgb dataset folder (no {MANIFEST_NAME}); pick another --out")
-        old = out.with_name(f".{out.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        out.rename(old)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_NAME).is_file())):
+        raise DatasetError(f"{out}: exists and is not a kgb dataset folder (no {MANIFEST_NAME}); pick another --out")
+
+
+def _replace_folder(tmp: Path, out: Path) -> None:
+    if not out.exists():
         tmp.rename(out)
-        shutil.rmtree(old)
-    else:
+        return
+    old = out.with_name(f".{out.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    out.rename(old)
+    try:
         tmp.rename(out)
+    except OSError:
+        old.rename(out)  # put the previous dataset back rather than leave nothing
+        raise
+    shutil.rmtree(old)
 
 
 def build_dataset(
@@ -163,10 +170,9 @@ def build_dataset(
     """Validate the records of the JSON Lines inputs and write the dataset folder `out`, all or nothing."""
     out = Path(out)
     template = Path(card_template) if card_template else default_card_template()
+    _check_out(out)
     records = collect_records(task_paths)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if out.exists() and not out.is_dir():
-        raise DatasetError(f"{out}: exists and is not a folder; pick another --out")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     tmp.chmod(0o755)  # mkdtemp makes it private; the dataset folder is meant to be read by others
     try:
