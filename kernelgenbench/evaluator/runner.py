@@ -8,13 +8,14 @@ are appended to the results file as soon as each is known; `resume` skips candid
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -52,7 +53,8 @@ class EvalConfig:
     import_timeout_s: float = 180.0
     call_timeout_s: float = 120.0
     timing_timeout_s: float = 600.0
-    memory_cap_bytes: int = 8 << 30
+    memory_cap_bytes: int = 8 << 30  # host address space per worker on CPU
+    device_memory_fraction: float | None = None  # per worker on an accelerator; default 0.9 / workers
     workers: int = 1
     start_method: str = "forkserver"
     time_performance: bool = True
@@ -207,6 +209,7 @@ class _Context:
         self.writer = writer
         self.workdir = workdir
         self.platform = platform_mod.detect(device).to_dict()
+        self.platform["precision"] = {"reference_tf32": False}
         if self.platform["interpreter"]:
             self.platform["caveats"] = list(INTERPRETER_CAVEATS)
         self.timing_lock = threading.Lock()
@@ -347,7 +350,8 @@ def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateR
     code_path.write_text(cand.code)
     setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
              "entry_point": task.entry_point, "device": ctx.device, "record": task.to_dict(),
-             "memory_cap_bytes": ctx.config.memory_cap_bytes}
+             "memory_cap_bytes": ctx.config.memory_cap_bytes,
+             "device_memory_fraction": ctx.config.device_memory_fraction or 0.9 / max(1, ctx.config.workers)}
     worker = Worker(setup, start_method=ctx.config.start_method)
     results: list[WorkloadResult] = []
     try:
@@ -405,6 +409,25 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
         out.unlink()  # a fresh run owns its results file
     writer = ResultsWriter(out, on_row)
     results: dict[int, CandidateResult] = {}
+    with _fp32_precision():
+        _run_all(config, device, writer, by_id, cands, done, results)
+    return [results[i] for i in sorted(results)]
+
+
+@contextlib.contextmanager
+def _fp32_precision() -> Iterator[None]:
+    """References run with TF32 off, so fp32 tasks are judged against fp32 arithmetic."""
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def _run_all(config: EvalConfig, device: str, writer: ResultsWriter, by_id: dict[str, Task], cands: list[Candidate],
+             done: dict[tuple[str, str], dict[str, Any]], results: dict[int, CandidateResult]) -> None:
     todo: list[tuple[int, Task, Candidate]] = []
     with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp:
         ctx = _Context(config, device, writer, Path(tmp))
@@ -427,7 +450,6 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
                 futures = {i: pool.submit(evaluate_candidate, ctx, t, c) for i, t, c in todo}
                 for i, f in futures.items():
                     results[i] = f.result()
-    return [results[i] for i in sorted(results)]
 
 
 def default_workers() -> int:

@@ -56,23 +56,23 @@ def _vm_bytes() -> int:
     return 0
 
 
-def _cap_memory(device: str, cap_bytes: int) -> str:
-    """Host: address space beyond what is mapped now; device: a share of device memory."""
-    if cap_bytes <= 0:
-        return "none"
+def _cap_memory(device: str, cap_bytes: int, device_fraction: float) -> str:
+    """Host: address space beyond what is mapped now; accelerator: a share of its memory."""
     import torch
 
     kind = torch.device(device).type
     if kind == "cpu":
+        if cap_bytes <= 0:
+            return "none"
         limit = _vm_bytes() + cap_bytes
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         return f"RLIMIT_AS {limit}"
+    # RLIMIT_AS would break the device runtime (it reserves huge virtual ranges): cap device memory instead.
     mod = getattr(torch, kind)
-    total = mod.get_device_properties(torch.device(device)).total_memory
-    frac = min(1.0, cap_bytes / total)
-    if hasattr(mod, "set_per_process_memory_fraction"):
-        mod.set_per_process_memory_fraction(frac, torch.device(device))
-    return f"device fraction {frac:.3f}"
+    if device_fraction > 0 and hasattr(mod, "set_per_process_memory_fraction"):
+        mod.set_per_process_memory_fraction(min(1.0, device_fraction), torch.device(device))
+        return f"device fraction {device_fraction:.3f}"
+    return "none"
 
 
 def _watched() -> dict[str, tuple[Any, str]]:
@@ -157,12 +157,13 @@ def _tampered(watched: dict[str, tuple[Any, str]], snap: dict[str, Any]) -> list
 
 
 class _Activity:
-    """Threads started and side streams created by the candidate (counted by wrapping their constructors)."""
+    """Threads started and side streams created by the candidate, counted (by wrapping their constructors)
+    only while it is being imported or called; the evaluator's own timing may create both."""
 
     def __init__(self) -> None:
-        self.threads_started: list[str] = []
+        self.threads: list[threading.Thread] = []
         self.streams_created = 0
-        self.baseline = {t.ident for t in threading.enumerate()}
+        self.armed = False
 
     def install(self) -> None:
         import torch
@@ -171,7 +172,8 @@ class _Activity:
         act = self
 
         def counted_start(thread: threading.Thread) -> None:
-            act.threads_started.append(thread.name)
+            if act.armed:
+                act.threads.append(thread)
             start(thread)
 
         threading.Thread.start = counted_start  # type: ignore[method-assign]
@@ -183,21 +185,19 @@ class _Activity:
                 orig_new = orig_new.__func__ if isinstance(orig_new, staticmethod) else orig_new
 
                 def counted_new(cls: type, *a: Any, _orig: Any = orig_new, **kw: Any) -> Any:
-                    act.streams_created += 1
+                    if act.armed:
+                        act.streams_created += 1
                     return _orig(cls, *a, **kw)
 
                 stream_cls.__new__ = staticmethod(counted_new)  # type: ignore[assignment]
 
-    def alive_extra(self) -> list[str]:
-        return [t.name for t in threading.enumerate() if t.ident not in self.baseline and t.is_alive()]
-
     def evidence(self) -> list[str]:
         ev = []
-        if self.threads_started:
-            ev.append(f"candidate started thread(s) {self.threads_started}")
-        extra = self.alive_extra()
-        if extra:
-            ev.append(f"thread(s) still running: {extra}")
+        if self.threads:
+            ev.append(f"candidate started thread(s) {[t.name for t in self.threads]}")
+        alive = [t.name for t in self.threads if t.is_alive()]
+        if alive:
+            ev.append(f"thread(s) still running: {alive}")
         if self.streams_created:
             ev.append(f"candidate created {self.streams_created} side stream(s)")
         return ev
@@ -321,7 +321,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
     activity = _Activity()
     try:
-        cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)))
+        cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
         import torch
 
         from kernelgenbench.dataset.record import Task
@@ -339,12 +339,14 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         _send(conn, {"event": "setup_error", "exc_type": type(exc).__name__, "traceback": _trace(exc)})
         return
     t0 = time.perf_counter()
+    activity.armed = True
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
         _send(conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
                      "message": str(exc)[:500], "traceback": _trace(exc)})
         return
+    activity.armed = False
     fn = getattr(module, setup["entry_point"], None)
     tamper = _tampered(watched, snap) + activity.evidence()
     _send(conn, {"event": "ready", "import_s": time.perf_counter() - t0, "memory_cap": cap,
@@ -362,7 +364,9 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
             return
         if op == "call":
             args = move_tree(loads(msg["args"]), device)
+            activity.armed = True
             header, payload = _run_call(fn, task, args, device, task.category)
+            activity.armed = False
             header["tampering"] = _tampered(watched, snap) + activity.evidence()
             keep[:] = [args, payload]
             _send(conn, header, payload)

@@ -1,0 +1,34 @@
+"""kernelgenbench.evaluate(): code strings in, typed results out (several candidates per task)."""
+
+from __future__ import annotations
+
+import json
+
+from eval_helpers import EXAMPLE_SOLUTIONS, EXAMPLE_TASKS
+
+import kernelgenbench
+from kernelgenbench.evaluator.runner import CandidateResult
+from kernelgenbench.evaluator.status import Status
+from kernelgenbench.evaluator.summary import summarize
+
+
+def test_evaluate_code_strings_returns_typed_results(tmp_path):
+    records = [json.loads(line) for line in EXAMPLE_TASKS.read_text().splitlines()]
+    add = next(r for r in records if r["id"] == "aten/add.Tensor")
+    good = (EXAMPLE_SOLUTIONS / "aten__add.Tensor.py").read_text()
+    broken = "def add_Tensor(self, other, *, alpha=1):\n    raise RuntimeError('boom')\n"
+    out = tmp_path / "r.jsonl"
+    results = kernelgenbench.evaluate({"aten/add.Tensor": [good, broken, good]}, tasks=[add], device="cpu",
+                                      rounds=2, out=out)
+    assert all(isinstance(r, CandidateResult) for r in results)
+    assert [r.candidate_id for r in results] == ["aten/add.Tensor#0", "aten/add.Tensor#1", "aten/add.Tensor#2"]
+    assert [r.status for r in results] == [Status.PASSED, Status.RUNTIME_ERROR, Status.PASSED]
+    assert "RuntimeError: boom" in results[1].evidence
+    wl = results[0].workloads
+    assert [(w.workload_id, w.status, w.rounds) for w in wl] == [("default-correctness", Status.PASSED, 2),
+                                                               ("default-performance", Status.SKIPPED, 0)]
+    (g,) = summarize([r.to_row() for r in results])
+    assert abs(g.pass_at[1] - 2 / 3) < 1e-12 and g.pass_at[3] == 1.0
+    # the results file holds one row per workload and per candidate
+    kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
+    assert kinds.count("task") == 3 and kinds.count("workload") == 6
