@@ -37,10 +37,12 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         """
         from kernelgenbench.dataset import publish as pub
 
+        result = None
         if dry_run:
             plan = pub.plan_publish(folder, repo_id, revision=revision)
         else:
-            plan = pub.publish(folder, repo_id, revision=revision, tag=tag, private=private).plan
+            result = pub.publish(folder, repo_id, revision=revision, tag=tag, private=private)
+            plan = result.plan
         where = f"{repo_id}@{revision or 'main'}"
         typer.echo(f"{'would publish' if dry_run else 'published'} {folder} to dataset {where}")
         if plan.remote is pub.RemoteState.UNREACHABLE:
@@ -52,5 +54,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         up = sum(c.size for c in plan.uploads)
         typer.echo(f"{len(plan.uploads)} to upload ({_size(up)}), {len(plan.unchanged)} unchanged, "
                    f"{len(plan.deletes)} to delete" + (f"; tag {tag}" if tag else ""))
+        if result is not None:
+            typer.echo(f"commit: {result.commit_url}" if result.commit_url else "nothing changed: no commit made")
         if f'"{repo_id}"' not in (folder / "README.md").read_text(encoding="utf-8"):
             typer.echo(f"note: the card's examples load another repo id; rebuild with `kgb build --repo-id {repo_id}`")
