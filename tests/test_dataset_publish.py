@@ -258,3 +258,27 @@ def test_publish_makes_one_commit_on_the_branch_then_tags_it(built: Path, online
     assert uploaded == sorted(p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file())
     assert json.loads(posts[5][1]) == {"tag": "v1.0"} and posts[5][0] == "/api/datasets/org/name/tag/c0ffee"
     assert result.commit_oid == "c0ffee" and result.tag == "v1.0" and result.plan.remote is RemoteState.NO_REPO
+
+
+def test_cli_publish_prints_the_commit(built: Path, online: None, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from kernelgenbench.cli.main import main
+
+    _RecordingHub.calls = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RecordingHub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    monkeypatch.setattr(sys, "argv", ["kgb", "publish", str(built), "--repo-id", "org/name"])
+    try:
+        with pytest.raises(SystemExit) as info:
+            main()
+    finally:
+        server.shutdown()
+        server.server_close()
+    out = capsys.readouterr().out.splitlines()
+    assert info.value.code == 0
+    assert out[0] == f"published {built} to dataset org/name@main"
+    assert out[-1] == f"commit: {endpoint}/datasets/org/name/commit/c0ffee"
+    assert [m for m, _, _ in _RecordingHub.calls].count("POST") == 4  # create, validate-yaml, preupload, commit
