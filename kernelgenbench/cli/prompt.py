@@ -39,10 +39,10 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         fmt: Annotated[Format, typer.Option(
             "--format", help="text (Markdown) or json (every part, plus `text`).")] = Format.TEXT,
     ) -> None:
-        """Print the entry point and signature, semantics, reference, workloads, tolerance, what is forbidden and
-        the platform of one task.
+        """Print what a kernel writer (a person or an LLM) needs to implement one task.
 
-        The dataset is --dataset, else the KGB_DATASET environment variable; without either this fails and
+        That is: the entry point and its Python signature, the semantics, the reference source, the dtypes and
+        shapes it is tested on, the tolerance, what is forbidden and the platform. The dataset is --dataset, else the KGB_DATASET environment variable; without either this fails and
         says what to pass.
         """
         from kernelgenbench.dataset.load import load_tasks
