@@ -53,6 +53,11 @@ def test_load_dataset_reads_each_config_offline(built: Path, config: str, tmp_pa
     assert ds["id"] == EXPECTED[config]
 
 
+def test_ms_is_the_default_config(built: Path, tmp_path: Path) -> None:
+    ds = datasets.load_dataset(str(built), split="test", cache_dir=str(tmp_path))
+    assert ds["id"] == EXPECTED["ms"]
+
+
 def test_columns_are_typed(built: Path, tmp_path: Path) -> None:
     ds = datasets.load_dataset(str(built), "ms", split="test", cache_dir=str(tmp_path))
     f = ds.features
