@@ -18,7 +18,7 @@ def test_examples_pass_and_corpus_is_caught(tmp_path):
     sols = write_jsonl(tmp_path / "solutions.jsonl", rows)
     out = tmp_path / "results.jsonl"
     proc = run_kgb("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols), "--device", "cpu",
-                   "--workers", "2", "--timeout", "20", "--memory-gib", "2", "--out", str(out))
+                   "--workers", "2", "--timeout", "12", "--memory-gib", "2", "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = {r["candidate_id"]: r for r in task_rows(out)}
     assert set(results) == {r["candidate_id"] for r in rows}

@@ -196,6 +196,17 @@ def _poison_(args: dict[str, Any], task: Task) -> None:
                 t.fill_(torch.iinfo(t.dtype).max)
 
 
+def interpreter_note(verdict: Verdict, args: dict[str, Any]) -> str:
+    """Where Triton's interpreter may be the cause of a failure, say so beside the evidence."""
+    text = verdict.evidence.lower()
+    if verdict.status in (Status.RUNTIME_ERROR, Status.COMPILE_ERROR) and ("autotun" in text or "do_bench" in text):
+        return f"\n[interpreter] {INTERPRETER_CAVEATS[1]}"
+    tensors = [t for v in args.values() for t in (v if isinstance(v, list) else [v]) if isinstance(t, torch.Tensor)]
+    if verdict.status is Status.INCORRECT_NUMERICS and any(t.dtype == torch.bfloat16 for t in tensors):
+        return f"\n[interpreter] {INTERPRETER_CAVEATS[0]}"
+    return ""
+
+
 def _to_cpu(value: Any) -> Any:
     return move_tree(value, "cpu")
 
@@ -281,7 +292,9 @@ def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worke
         if not verdict.passed:
             if verdict.status is Status.CRASHED:
                 worker.kill()  # a device error poisons the context: nothing after it can be trusted
-            return WorkloadResult(**base, status=verdict.status, rounds=r + 1, evidence=f"round {r} (seed {seed}): {verdict.evidence}",
+            note = interpreter_note(verdict, pristine) if ctx.on_cpu else ""
+            return WorkloadResult(**base, status=verdict.status, rounds=r + 1,
+                                  evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
                                   log_excerpt=worker.log_tail())
         last_args, last_ref = args, ref_ret
