@@ -406,11 +406,46 @@ def _f_iq4_xs(b):
 # ---- i-quant quantizers: nearest codebook entry per group of values, scales as the blocks store them ----
 
 
-def _nearest(grid: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Index of the codebook row nearest to each target row (squared distance)."""
-    t = target.reshape(-1, grid.shape[1])
+def _nearest_full(grid: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
     dist = (t * t).sum(1, keepdim=True) - 2 * t @ grid.t() + (grid * grid).sum(1)
-    return dist.argmin(1).reshape(target.shape[:-1])
+    return dist.argmin(1)
+
+
+def _nearest(grid: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """A codebook row near each target row: the rounded pattern if the codebook has it, else the best of its
+    one-level neighbours, else (rarely) a full search. Any valid row would do for a generator; near ones
+    keep the quantization error realistic."""
+    per = grid.shape[1]
+    levels = torch.unique(grid)
+    nlev = levels.numel()
+    codes = (torch.searchsorted(levels, grid.contiguous()) * (nlev ** torch.arange(per))).sum(1)
+    lut = torch.full((nlev**per,), -1, dtype=torch.int64)
+    lut[codes] = torch.arange(grid.shape[0])
+    t = target.reshape(-1, per)
+    r = (t.unsqueeze(-1) - levels).abs().argmin(-1)  # nearest level per position
+    base = (r * (nlev ** torch.arange(per))).sum(1)
+    best = lut[base]
+    miss = (best < 0).nonzero().reshape(-1)
+    if miss.numel():
+        cand = []
+        for j in range(per):
+            for step in (-1, 1):
+                rj = r[miss, j] + step
+                ok = (rj >= 0) & (rj < nlev)
+                code = base[miss] + step * nlev**j
+                idx = torch.where(ok, lut[code.clamp(0, nlev**per - 1)], torch.full_like(code, -1))
+                cand.append(idx)
+        cand = torch.stack(cand, 1)  # [misses, 2 * per]
+        safe = cand.clamp(min=0)
+        err = (grid[safe] - t[miss].unsqueeze(1)).pow(2).sum(-1)
+        err = torch.where(cand >= 0, err, torch.full_like(err, float("inf")))
+        pick = err.argmin(1)
+        got = cand.gather(1, pick.view(-1, 1)).view(-1)
+        best[miss] = got
+        rest = miss[got < 0]
+        if rest.numel():
+            best[rest] = _nearest_full(grid, t[rest])
+    return best.reshape(target.shape[:-1])
 
 
 def _even_signs(x: torch.Tensor) -> torch.Tensor:
@@ -859,19 +894,16 @@ def ggml_moe_a8(
     block = ggml_moe_get_block_size(qtype)
     xq = q8_1_roundtrip(X.cpu())
     y = torch.zeros(tokens * top_k, row)
-    ids = sorted_token_ids.cpu().long()
-    experts = expert_ids.cpu().long()
-    total = min(int(num_tokens_post_padded.reshape(-1)[0]), ids.numel())
-    for blk in range(math.ceil(total / block)):
-        e = int(experts[blk])
-        if e < 0 or e > 255:
-            continue
-        sel = ids[blk * block : (blk + 1) * block]
-        sel = sel[sel < tokens * top_k]
-        if sel.numel() == 0:
-            continue
-        w = dequantize_blocks(W[e, :row], qtype)
-        y[sel] = xq[sel // top_k] @ w.t()
+    total = min(int(num_tokens_post_padded.reshape(-1)[0]), sorted_token_ids.numel())
+    nblk = math.ceil(total / block)
+    ids = sorted_token_ids.cpu().long()[: nblk * block]
+    ids = torch.nn.functional.pad(ids, (0, nblk * block - ids.numel()), value=tokens * top_k).view(nblk, block)
+    experts = expert_ids.cpu().long()[:nblk].view(nblk, 1).expand(nblk, block)
+    valid = (ids < tokens * top_k) & (experts >= 0) & (experts <= 255)
+    ids, experts = ids[valid], experts[valid]
+    for e in experts.unique().tolist():
+        sel = ids[experts == e]
+        y[sel] = xq[sel // top_k] @ dequantize_blocks(W[e, :row], qtype).t()
     return y.to(X.dtype).to(X.device)
 
 
