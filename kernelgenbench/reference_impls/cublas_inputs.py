@@ -405,6 +405,7 @@ def _to_device(d, out):
     """Everything is drawn on d.device already; this only checks that nothing was left behind."""
     for key, value in out.items():
         for t in value if isinstance(value, list) else [value]:
-            if isinstance(t, torch.Tensor) and t.device != d.device:
+            # By type: "cuda" asked for, "cuda:0" reported.
+            if isinstance(t, torch.Tensor) and t.device.type != d.device.type:
                 raise AssertionError(f"{key} was built on {t.device}, not {d.device}")
     return out
