@@ -89,6 +89,7 @@ def test_aten_prompt_says_what_is_forbidden_and_how_it_is_called() -> None:
 
 def test_portable_aten_prompt_names_the_interpreter() -> None:
     text = build_prompt(Task.from_dict(add_tensor_record())).text
+    assert "Deliver one self-contained Python module that defines `add_Tensor`" in text
     assert "Any Triton backend" in text and "TRITON_INTERPRET=1" in text
     assert "The op writes none of its arguments" in text
 

@@ -301,6 +301,10 @@ def _text(p: Prompt) -> str:
     out = [f"# Task {p.task_id}", "", f"Write a Triton implementation of `{p.task_id}`.", ""]
     if p.description:
         out += [p.description, ""]
+    out += [f"Deliver one self-contained Python module that defines `{p.entry_point}` and the @triton.jit kernels it "
+            "launches; it may import torch, triton, triton.language, math and the standard library. Returned "
+            "tensors must be plain torch.Tensor objects on the inputs' device, with the reference's shape and dtype.",
+            ""]
     out += ["## Entry point", "", "```python", "import torch", "import triton", "import triton.language as tl", "",
             "", p.python_signature, "    ...", "```", ""]
     if p.upstream_signature:
