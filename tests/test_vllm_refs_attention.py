@@ -1,8 +1,9 @@
 """The curated attention/cache/SSM/Hadamard entries (vllm_curated_attention.yaml) against their modules
 and the real vLLM 0.13.0 sources: schemas are the registered ones, every parameter an entry names is one
-its generator reads, the references take the schema's arguments, each explicit correctness case and each
-case the extractor would draw from the 0.13.0 test grid runs through generator and reference, and each
-generator accepts every label combination (dtype, cache dtype, layout, flags) of the mapped grid."""
+its generator reads, the references take the schema's arguments, each explicit correctness case runs
+through generator and reference, and each generator accepts every label combination (dtype, cache dtype,
+layout, flags) of the mapped grid. The cases the extractor draws from the grid run in
+test_vllm_refs_attention_records.py, through the records themselves."""
 
 from __future__ import annotations
 
@@ -130,20 +131,6 @@ def scan(vllm_013):
     test_grids = pytest.importorskip("kernelgenbench.extractors.vllm.test_grids")
     files = frozenset(e["test"].split("::")[0] for e in _entries().values() if e.get("test"))
     return test_grids.scan_tests(vllm_013, always=files)
-
-
-@pytest.mark.parametrize("name", sorted(n for n, e in _entries().items() if e.get("test")))
-def test_extractor_grid_workloads_run(scan, name):
-    curated = pytest.importorskip("kernelgenbench.extractors.vllm.curated")
-    workloads = pytest.importorskip("kernelgenbench.extractors.vllm.workloads")
-    entry = curated.load_curated()[name]
-    plan = workloads.plan_workloads(entry, scan)
-    assert plan.source == workloads.GridSource.TEST_GRID, plan.reason
-    cases = [w["params"] for w in plan.workloads if w["purpose"] == "correctness"]
-    assert cases
-    e = _entries()[name]
-    for case in cases:
-        _run(e, case)
 
 
 def _label_points(grid, grid_map: dict, fixed: dict) -> list[dict]:

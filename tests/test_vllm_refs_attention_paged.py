@@ -41,7 +41,7 @@ def _dense(a, keep_fn=None):
 
 CASES = [
     dict(num_seqs=3, num_heads=[4, 4], head_size=32, block_size=16, dtype="float32", kv_cache_dtype="auto",
-         max_seq_len=1100, use_alibi=False),
+         max_seq_len=800, use_alibi=False),
     dict(num_seqs=3, num_heads=[8, 2], head_size=64, block_size=32, dtype="bfloat16", kv_cache_dtype="auto",
          max_seq_len=700, use_alibi=True),
     dict(num_seqs=2, num_heads=[4, 1], head_size=80, block_size=16, dtype="bfloat16", kv_cache_dtype="fp8",
