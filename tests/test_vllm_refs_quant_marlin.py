@@ -105,7 +105,7 @@ def test_zero_point_and_bias_permutations_round_trip():
     assert not torch.equal(M.permute_scales(s[:1], 1), M.permute_scales(s, 2)[:1])  # the two permutations differ
 
 
-@pytest.mark.parametrize("quant_type", ["uint4b8", "uint8b128", "uint4", "uint8"])
+@pytest.mark.parametrize("quant_type", ["uint4b8", "uint8b128", "uint4", "uint8", "float8_e4m3fn"])
 @pytest.mark.parametrize("act_order,group_size", [(False, -1), (False, 32), (True, 64)])
 def test_gptq_marlin_gemm_equals_dequantize_then_matmul(quant_type, act_order, group_size):
     p = dict(m=5, k=256, n=128, quant_type=quant_type, group_size=group_size, act_order=act_order,
@@ -116,7 +116,7 @@ def test_gptq_marlin_gemm_equals_dequantize_then_matmul(quant_type, act_order, g
     a = torch.randn(5, 256, generator=gen).half()
     bias = torch.randn(128, generator=gen).half()
     assert torch.equal(args["a"], a)
-    has_act = act_order and quant_type in ("uint4b8", "uint8b128")
+    has_act = act_order and quant_type in ("uint4b8", "uint8b128")  # AWQ-style and fp8 have no act-order
     assert (args["perm_or_none"].numel() > 0) == has_act
     ref = a.float() @ prob["w_dq"].float() + bias.float()  # the unsorted dense weight
     out = M.gptq_marlin_gemm(**args)
@@ -124,7 +124,19 @@ def test_gptq_marlin_gemm_equals_dequantize_then_matmul(quant_type, act_order, g
     assert (out.float() - ref).abs().max() < 2e-2
     # ... and the dense weight really is the quantized dense draw
     err = (prob["w_dq"].float() - prob["w"]).norm() / prob["w"].norm()
-    assert err < (0.15 if quant_type.startswith("uint4") else 0.01)
+    assert err < {"uint4b8": 0.15, "uint4": 0.15, "uint8b128": 0.01, "uint8": 0.01, "float8_e4m3fn": 0.05}[quant_type]
+
+
+@pytest.mark.parametrize("dtype,bias", [("float16", 8), ("bfloat16", 120)])
+def test_marlin_fp8_scales_carry_the_exponent_bias(dtype, bias):
+    assert M.MARLIN_TYPES["float8_e4m3fn"][0] == 4 + (3 << 8) + (1 << 16) + (1 << 49) + (2 << 50)
+    assert M.fp8_exponent_bias(getattr(torch, dtype)) == bias
+    p = dict(m=2, k=128, n=64, quant_type="float8_e4m3fn", group_size=-1, dtype=dtype)
+    prob = M.make_marlin_problem(p, torch.Generator().manual_seed(0))
+    s = M.permute_scales(M.make_gptq_marlin_gemm_inputs(p, seed=0, device="cpu")["b_scales"], 1, inverse=True)
+    w = prob["w"]
+    plain = (w.abs().amax(0) / 448).to(getattr(torch, dtype)).float()
+    torch.testing.assert_close(s[0].float() / 2.0**bias, plain, rtol=1e-2, atol=0)
 
 
 def test_gptq_marlin_gemm_writes_c_when_given():

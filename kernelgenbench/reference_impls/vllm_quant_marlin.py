@@ -17,15 +17,17 @@ marlin_utils_test_24.py, quant_utils.py), re-derived here:
   zero points (uint4/uint8 types) permuted like grouped scales, interleaved, then packed along N;
   bias permuted like channel-wise scales.
 - Dequantization: w = (q - bias) * s for uint4b8 / uint8b128, (q - zp) * s for uint4 / uint8 with zero
-  points, in the activation dtype; act-order rows are stored sorted by group (perm = argsort(g_idx)) and
+  points, in the activation dtype; fp8 e4m3 weights (8-bit codes = fp8 bytes) are shifted into the
+  activation format without their exponent bias, which vLLM folds into the scales (x 2**8 for fp16,
+  x 2**120 for bf16), so w = (fp8 * 2**-bias) * s_fused; act-order rows are stored sorted by group (perm = argsort(g_idx)) and
   the kernel multiplies a[:, perm] by them. Accumulation in fp32, output in the activation dtype.
 - 2:4 (gptq_marlin_24_gemm, fp16 only): the [K, N] codes have at most 2 non-zero (after removing the
   type's bias) of every 4 consecutive K per column; the kept values form [K / 2, N] (Marlin-packed with
   the 2:4 fragment permutation) and their positions a CUTLASS int16 metadata matrix (2 bits per kept
   value, 4 per int16), reordered as CUTLASS's ColumnMajorInterleaved<2> layout and viewed as [K / 32, 2 N].
 
-Not covered (the references raise): fp8/fp4 weights, int8/fp8 activations (a_scales, global_scale), HQQ
-float zero points (is_zp_float).
+Not covered (the references raise): fp4 weights (NVFP4/MXFP4), int8/fp8 activations (a_scales,
+global_scale), HQQ float zero points (is_zp_float).
 """
 
 from __future__ import annotations
@@ -53,7 +55,17 @@ MARLIN_TYPES = {
     "uint8b128": (scalar_type_id(0, 8, False, 128, False, 1), 8, 128, False),
     "uint4": (scalar_type_id(0, 4, False, 0, False, 1), 4, 0, True),
     "uint8": (scalar_type_id(0, 8, False, 0, False, 1), 8, 0, True),
+    # float8_e4m3fn = ScalarType.float_(4, 3, True, NanRepr.EXTD_RANGE_MAX_MIN = 2): codes are fp8 bytes
+    "float8_e4m3fn": (scalar_type_id(4, 3, True, 0, True, 2), 8, 0, False),
 }
+FP8_ID = MARLIN_TYPES["float8_e4m3fn"][0]
+
+
+def fp8_exponent_bias(dtype: torch.dtype) -> int:
+    """The power of two Marlin's fp8 dequantizer leaves out (fp8 bits shifted into fp16/bf16 exponent fields)
+    and vLLM folds into the scales (fp8_fused_exponent_bias_into_scales): 8 for fp16, 120 for bf16."""
+    target = 5 if dtype == torch.float16 else 8
+    return 2 ** (target - 1) - 2 ** (4 - 1)
 _BY_ID = {v[0]: (k, *v[1:]) for k, v in MARLIN_TYPES.items()}
 
 
@@ -240,6 +252,12 @@ def dequantize(q: torch.Tensor, s: torch.Tensor, zp: torch.Tensor | None, bias: 
     return (q - zero).to(dtype) * s[g].to(dtype)
 
 
+def fp8_dequantize(codes: torch.Tensor, s_fused: torch.Tensor, g: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Marlin fp8: w = (fp8 value * 2**-bias, exact in dtype) * fused scale, rounded once in dtype."""
+    fp8 = codes.to(torch.uint8).view(torch.float8_e4m3fn).float()
+    return (fp8 * 2.0 ** -fp8_exponent_bias(dtype)).to(dtype) * s_fused[g].to(dtype)
+
+
 # ---- 2:4 sparsity (CUTLASS metadata) ----
 
 
@@ -328,6 +346,7 @@ def gptq_marlin_gemm(
     _, bits, bias, has_zp_type = _type(b_type_id)
     k, n = int(size_k), int(size_n)
     q = marlin_unpack(b_q_weight, k, n, bits)
+    is_fp8 = int(b_type_id) == FP8_ID
     num_groups = b_scales.shape[0]
     s = permute_scales(b_scales, num_groups, inverse=True)
     act_order = g_idx_or_none is not None and perm_or_none is not None and g_idx_or_none.numel() > 0
@@ -342,7 +361,10 @@ def gptq_marlin_gemm(
         zp = marlin_zero_points_unpack(b_zeros_or_none, bits)
     elif has_zp_type:
         raise ValueError("uint4 / uint8 Marlin weights need b_zeros")
-    w = dequantize(q, s, zp, bias, g, a.dtype)
+    if is_fp8:
+        w = fp8_dequantize(q, s, g, a.dtype)
+    else:
+        w = dequantize(q, s, zp, bias, g, a.dtype)
     out = a_eff.float() @ w.float()
     if b_bias_or_none is not None:
         out = out + permute_bias(b_bias_or_none, inverse=True).float()
@@ -442,13 +464,21 @@ def make_marlin_problem(params: dict, gen: torch.Generator) -> dict:
     gs = int(params.get("group_size", 128))
     gs = k if gs in (-1, 0) else gs
     num_groups = k // gs
-    act_order = bool(params.get("act_order", False)) and not has_zp and num_groups > 1
+    act_order = bool(params.get("act_order", False)) and not has_zp and num_groups > 1 and qtype != "float8_e4m3fn"
     g_idx = _g_idx(k, gs, act_order, gen)
     w = _dense(k, n, gen)
-    q, s, zp = quantize_groups(w, bits, g_idx, num_groups, has_zp)
     dtype = _DTYPES[params.get("dtype", "float16")]
-    s = s.to(dtype)
-    w_dq = dequantize(q, s, zp, bias, g_idx.long(), dtype)
+    if type_id == FP8_ID:
+        # marlin_quant_fp8_torch: per-group absmax / 448, codes = e4m3(w / s), scales with the exponent bias folded in
+        s = (w.view(num_groups, gs, n).abs().amax(1) / 448).clamp(min=1e-8)
+        q = (w / s[g_idx.long()]).to(torch.float8_e4m3fn).view(torch.uint8).to(torch.int64)
+        s = (s * 2.0 ** fp8_exponent_bias(dtype)).to(dtype)
+        zp = None
+        w_dq = fp8_dequantize(q, s, g_idx.long(), dtype)
+    else:
+        q, s, zp = quantize_groups(w, bits, g_idx, num_groups, has_zp)
+        s = s.to(dtype)
+        w_dq = dequantize(q, s, zp, bias, g_idx.long(), dtype)
     if act_order:
         perm = torch.argsort(g_idx.long(), stable=True).to(torch.int32)
         q_sorted, g_sorted = q[perm.long()], g_idx[perm.long()]
