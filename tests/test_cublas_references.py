@@ -334,3 +334,21 @@ def test_tolerance_grows_with_reduction_length() -> None:
     assert k == 4096
     assert sgemm.tolerance["float32"].atol == pytest.approx(2e-6 * math.sqrt(4096))
     assert saxpy.tolerance["float32"].atol == pytest.approx(1e-5)  # the floor: no reduction
+
+
+@pytest.mark.parametrize("name", curated_names())
+def test_cost_expressions_evaluate(name: str) -> None:
+    from kernelgenbench.evaluator.cost import workload_cost
+
+    task = curated_tasks()[name]
+    w = task.correctness_workloads[0]
+    args = make_args(task, w, seed=0, device="cpu")
+    outs = [args[p.name] for p in task.params if p.mutable]
+    cost = workload_cost(task.cost, args, outs)
+    assert cost["bytes"] > 0
+    assert cost["flops"] > 0 or classify(name).family in ("copy", "swap")
+    if classify(name).family in ("symm", "trsm"):  # ka recovered from A's storage is the true one
+        p = dict(w.params)
+        ka = p["m"] if p.get("side", "L") == "L" else p["n"]
+        per = (8 if "complex" in p["dtype"] else 2) * (1 if classify(name).family == "trsm" else 2) // 2
+        assert cost["flops"] == per * p["m"] * p["n"] * ka * p.get("batch_count", 1)
