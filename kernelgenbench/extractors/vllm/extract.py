@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +153,13 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         )
         record, status, diffs = build_record(inp, source)
         errors = record_errors(record)
+        if errors and entry is not None:
+            # A bad curated entry must not cost the op its record: report it, write the record without it.
+            skipped.append(f"{entry.where}: entry {d.qualified_name!r} makes an invalid record ({errors[0]}); "
+                           "written without its reference")
+            inp = dataclasses.replace(inp, entry=None, plan=None)
+            record, status, diffs = build_record(inp, source)
+            errors = record_errors(record)
         if errors:
             invalid.append(f"{record['id']} ({d.location}): {errors[0]}")
             continue

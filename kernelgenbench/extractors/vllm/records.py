@@ -190,8 +190,11 @@ def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], 
             reason = "the curated entry has no input generator"
     elif status is ReferenceStatus.SCHEMA_MISMATCH:
         reason = "the curated reference implements another schema: " + "; ".join(differences)
-    description = (inp.wrapper.docstring if inp.wrapper and inp.wrapper.docstring else "") or (
-        entry.description if entry else "")
+    # A wrapper named like the op documents the op; one that picks between ops (scaled_fp8_quant)
+    # documents itself, so the curated entry's words come first then.
+    own_doc = inp.wrapper.docstring if inp.wrapper and inp.wrapper.name == op.name and inp.wrapper.docstring else ""
+    other_doc = inp.wrapper.docstring if inp.wrapper and inp.wrapper.docstring else ""
+    description = own_doc or (entry.description if entry else "") or other_doc
     code = lambda fn: {"module": entry.module, "function": fn, "code": module_source(entry.module)}  # noqa: E731
     details: dict[str, Any] = {
         "kind": inp.kind,
