@@ -66,7 +66,7 @@ def test_entries_are_complete_and_self_contained():
             if isinstance(node, ast.Import | ast.ImportFrom):
                 mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
                 assert all(m.split(".")[0] in {"torch", "math", "__future__"} for m in mods), (name, mods)
-        assert e["correctness"] and e["performance"], name
+        assert e["correctness"] and e["performance"] and e.get("cost"), name
         params = [k for case in e["correctness"] + e["performance"] for k in case]
         params += list(e.get("fixed", {})) + list(e.get("grid_map", {}).values())
         for p in set(params):  # generators read params by name; a misspelt one would be silently ignored
@@ -94,6 +94,17 @@ def test_explicit_correctness_cases_run_quickly(name):
             if isinstance(v, torch.Tensor) and v.is_floating_point() and k in ("out", "output", "dst", "x"):
                 assert not torch.isnan(v).any(), (name, k)
         assert (ret is None) == (name != "hadacore_transform")
+
+
+@pytest.mark.parametrize("name", sorted(_entries()))
+def test_cost_expressions_evaluate(name):
+    cost_mod = pytest.importorskip("kernelgenbench.evaluator.cost")
+    e = _entries()[name]
+    _, args = _run(e, {**e.get("fixed", {}), **e["correctness"][0]})
+    cost = cost_mod.workload_cost(e["cost"], args, None)
+    assert cost["bytes"] > 0 and cost["flops"] >= 0, (name, cost)
+    total = sum(t.numel() * t.element_size() for t in cost_mod.flatten_tensors(list(args.values())))
+    assert cost["bytes"] <= 2 * total, (name, cost, total)  # at most every argument read and written once
 
 
 def _cache_dir() -> Path:
