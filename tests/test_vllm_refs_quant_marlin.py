@@ -208,3 +208,29 @@ def test_marlin_int4_fp8_preprocess_matches_the_vllm_tests(with_zp):
     before = qw.clone()
     same = M.marlin_int4_fp8_preprocess(qw, qz, True)
     assert same is qw and torch.equal(qw, out) and not torch.equal(before, out)
+
+
+@pytest.mark.parametrize("quant_type", ["uint4b8", "uint4"])
+@pytest.mark.parametrize("group_size", [-1, 32])
+def test_gptq_marlin_gemm_int8_activations(quant_type, group_size):
+    p = dict(m=7, k=256, n=128, quant_type=quant_type, group_size=group_size, dtype="bfloat16", a_dtype="int8")
+    args = M.make_gptq_marlin_gemm_inputs(p, seed=0, device="cpu")
+    assert args["a"].dtype == torch.int8 and args["a_scales"].dtype == torch.float32
+    # the same draws, dequantized the plain way: (int8 codes * per-token scale) @ ((q - zero) * s)
+    g = torch.Generator().manual_seed(0)
+    gs = 256 if group_size == -1 else group_size
+    g_idx = M._g_idx(256, gs, False, g)
+    w = M._dense(256, 128, g)
+    q, s, zp = M.quantize_groups(w, 4, g_idx, 256 // gs, quant_type == "uint4")
+    x = torch.randn(7, 256, generator=g)
+    a_s = x.abs().amax(1, keepdim=True) / 127
+    a_ref = torch.round(x / a_s).clamp(-127, 127) * a_s
+    ref = a_ref @ M.dequantize(q, s.to(torch.bfloat16), zp, 8 if quant_type == "uint4b8" else 0, g_idx.long(),
+                               torch.float32)
+    out = M.gptq_marlin_gemm(**args)
+    assert out.dtype == torch.bfloat16
+    assert float((out.float() - ref).abs().max() / ref.abs().max()) < 1e-2
+    assert torch.equal(M.marlin_unpack(args["b_q_weight"], 256, 128, 4, is_a_8bit=True), q)
+    if group_size != -1:  # grouped scales travel as round(s / max(s) * 4096) in int16 bits
+        s_int = M._chunk_perm(args["b_scales"], M.scale_perms()[1], inverse=True).view(torch.int16)
+        assert int(s_int.max()) == 4096 and int(s_int.min()) >= 0

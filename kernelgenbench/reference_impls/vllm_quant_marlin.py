@@ -26,8 +26,14 @@ marlin_utils_test_24.py, quant_utils.py), re-derived here:
   the 2:4 fragment permutation) and their positions a CUTLASS int16 metadata matrix (2 bits per kept
   value, 4 per int16), reordered as CUTLASS's ColumnMajorInterleaved<2> layout and viewed as [K / 32, 2 N].
 
-Not covered (the references raise): fp4 weights (NVFP4/MXFP4), int8/fp8 activations (a_scales,
-global_scale), HQQ float zero points (is_zp_float).
+- int8 activations (W4A8, a_scales = per-token float scales): 4-bit weights in 32x32 Marlin tiles
+  (is_a_8bit), scales always under the 32-permutation, zero points without the column interleave; int8 MMAs
+  on (q - zero), grouped scales used as the unsigned 16-bit integers their bits spell (vLLM stores
+  round(s / max(s) * 4096) there and moves max(s) / 4096 into a_scales), int32 accumulation, then
+  x a_scales[m] in float (channel-wise float scales last); output in b_scales' dtype.
+
+Not covered (the references raise): fp4 weights (NVFP4/MXFP4), fp8 activations, global_scale, HQQ float
+zero points (is_zp_float).
 """
 
 from __future__ import annotations
@@ -340,9 +346,12 @@ def gptq_marlin_gemm(
     use_fp32_reduce: bool,
     is_zp_float: bool,
 ) -> torch.Tensor:
-    """vLLM gptq_marlin_gemm for 16-bit activations: a [M, K] @ dequant(Marlin weight) [K, N] (+ bias)."""
+    """vLLM gptq_marlin_gemm: a [M, K] @ dequant(Marlin weight) [K, N] (+ bias); 16-bit or int8 activations."""
+    if a.dtype == torch.int8 and a_scales is not None and global_scale is None and not is_zp_float:
+        return _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros_or_none, b_type_id, int(size_k),
+                                 int(size_n), b_bias_or_none)
     if a_scales is not None or global_scale is not None or is_zp_float or a.dtype not in (torch.float16, torch.bfloat16):
-        raise ValueError("gptq_marlin_gemm reference: only 16-bit activations with integer weights are covered")
+        raise ValueError("gptq_marlin_gemm reference: 16-bit or int8 activations with integer/fp8 weights only")
     _, bits, bias, has_zp_type = _type(b_type_id)
     k, n = int(size_k), int(size_n)
     q = marlin_unpack(b_q_weight, k, n, bits)
@@ -373,6 +382,42 @@ def gptq_marlin_gemm(
         c_or_none.copy_(out)
         return c_or_none
     return out
+
+
+def marlin_zero_points_a8(zp: torch.Tensor, bits: int) -> torch.Tensor:
+    """marlin_zero_points(..., is_a_8bit=True): grouped permutation, no column interleave, packed along N."""
+    return pack_along(_chunk_perm(zp, scale_perms()[0], inverse=False), bits, 1)
+
+
+def _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros, b_type_id, k, n, bias):
+    """W4A8-INT8 Marlin: int8 MMAs on (q - zero), group scales as unsigned 16-bit integers (the bits of the
+    b_scales tensor, see marlin_act_int8_process_scales) accumulated in int32, then x a_scales[m] in float;
+    channel-wise scales (one group) stay floats applied at the end. Output in b_scales' dtype."""
+    _, bits, bias_q, _ = _type(b_type_id)
+    if bits != 4 or int(b_type_id) == FP8_ID:
+        raise ValueError("int8 activations are covered for 4-bit weights (uint4b8, uint4) only")
+    q = marlin_unpack(b_q_weight, k, n, bits, is_a_8bit=True)
+    num_groups = b_scales.shape[0]
+    s = _chunk_perm(b_scales, scale_perms()[1], inverse=True)  # a8 layouts always use the 32-permutation
+    if b_zeros is not None and b_zeros.numel() > 0:
+        zero = _chunk_perm(unpack_along(b_zeros, bits, 1), scale_perms()[0], inverse=True)
+        zero = zero.repeat_interleave(k // num_groups, dim=0)
+    else:
+        zero = bias_q
+    wq = (q - zero).to(torch.float64)  # small ints: float64 products and sums stay exact
+    aq = a.to(torch.float64)
+    if num_groups > 1:
+        s_int = (s.contiguous().view(torch.int16).to(torch.int64) & 0xFFFF).to(torch.float64)
+        gs = k // num_groups
+        acc = torch.zeros(a.shape[0], n, dtype=torch.float64, device=a.device)
+        for g in range(num_groups):
+            acc += (aq[:, g * gs:(g + 1) * gs] @ wq[g * gs:(g + 1) * gs]) * s_int[g]
+        out = acc.float() * a_scales.reshape(-1, 1).float()
+    else:
+        out = (aq @ wq).float() * a_scales.reshape(-1, 1).float() * s.float().reshape(1, n)
+    if bias is not None:
+        out = out + permute_bias(bias, inverse=True).float()
+    return out.to(b_scales.dtype)
 
 
 def gptq_marlin_24_gemm(
@@ -494,9 +539,45 @@ def make_marlin_problem(params: dict, gen: torch.Generator) -> dict:
     }
 
 
+def make_marlin_int8_inputs(params: dict, gen: torch.Generator) -> dict:
+    """W4A8-INT8 inputs as test_gptq_marlin_gemm builds them: per-token int8 activations, 32x32 Marlin tiles,
+    and for grouped scales the int16 scale encoding (s / max(s) * 4096, max(s) / 4096 moved into a_scales)."""
+    m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
+    qtype = params.get("quant_type", "uint4b8")
+    type_id, bits, bias, has_zp = MARLIN_TYPES[qtype]
+    gs = int(params.get("group_size", 128))
+    gs = k if gs in (-1, 0) else gs
+    num_groups = k // gs
+    dtype = _DTYPES[params.get("dtype", "float16")]
+    g_idx = _g_idx(k, gs, False, gen)
+    w = _dense(k, n, gen)
+    q, s, zp = quantize_groups(w, bits, g_idx, num_groups, has_zp)
+    s = s.to(dtype)
+    x = torch.randn(m, k, generator=gen)
+    a_s = (x.abs().amax(1, keepdim=True) / 127).clamp(min=1e-8)
+    aq = torch.round(x / a_s).clamp(-127, 127).to(torch.int8)
+    ms = permute_scales(s, 1)  # the single permutation whatever the group count (is_a_8bit)
+    if num_groups > 1:
+        smax = ms.float().max()
+        a_s = a_s / 4096 * smax
+        ms = (ms.float() / smax * 4096).round().to(torch.int16).view(dtype)
+    empty = torch.empty(0, dtype=torch.int32)
+    return {
+        "a": aq, "c_or_none": None, "b_q_weight": marlin_pack(q, bits, is_a_8bit=True), "b_bias_or_none": None,
+        "b_scales": ms, "a_scales": a_s.reshape(m).float(), "global_scale": None,
+        "b_zeros_or_none": empty if zp is None else marlin_zero_points_a8(zp, bits),
+        "g_idx_or_none": empty, "perm_or_none": empty,
+        "workspace": torch.zeros(1024, dtype=torch.int32), "b_type_id": type_id, "size_m": m, "size_n": n,
+        "size_k": k, "is_k_full": True, "use_atomic_add": False, "use_fp32_reduce": True, "is_zp_float": False,
+    }
+
+
 def make_gptq_marlin_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
-    """Inputs for gptq_marlin_gemm with 16-bit activations, built as vLLM's GPTQ/AWQ Marlin layers build them."""
+    """Inputs for gptq_marlin_gemm, built as vLLM's GPTQ/AWQ/FP8 Marlin layers build them (a_dtype int8: W4A8)."""
     gen = torch.Generator().manual_seed(seed)
+    if params.get("a_dtype") == "int8":
+        args = make_marlin_int8_inputs(params, gen)
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
     p = make_marlin_problem(params, gen)
     m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
     a = torch.randn(m, k, generator=gen).to(p["dtype"])
