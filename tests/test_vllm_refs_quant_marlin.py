@@ -234,3 +234,31 @@ def test_gptq_marlin_gemm_int8_activations(quant_type, group_size):
     if group_size != -1:  # grouped scales travel as round(s / max(s) * 4096) in int16 bits
         s_int = M._chunk_perm(args["b_scales"], M.scale_perms()[1], inverse=True).view(torch.int16)
         assert int(s_int.max()) == 4096 and int(s_int.min()) >= 0
+
+
+def test_fp8_activation_weight_codes_are_e4m3_subnormals():
+    # the kernel's byte for nibble v' = sign<<3 | mag is ((mag | sign<<7) + sign): read as e4m3 by torch
+    pre = torch.arange(16)
+    byte = ((pre & 7) | ((pre & 8) << 4)) + ((pre & 8) >> 3)
+    as_fp8 = byte.to(torch.uint8).view(torch.float8_e4m3fn).float() * 512
+    assert torch.equal(as_fp8, M.fp8_act_codes(pre).float())
+    codes = torch.arange(16).view(2, 8)
+    pre = M.unpack_along(M.marlin_int4_fp8_preprocess(M.pack_along(codes, 4, 1), None, False), 4, 1)
+    assert torch.equal(M.fp8_act_codes(pre), codes - 8)
+
+
+@pytest.mark.parametrize("group_size", [-1, 128])
+def test_gptq_marlin_gemm_fp8_activations(group_size):
+    p = dict(m=5, k=256, n=128, group_size=group_size, a_dtype="float8_e4m3fn", dtype="bfloat16")
+    args = M.make_gptq_marlin_gemm_inputs(p, seed=0, device="cpu")
+    g = torch.Generator().manual_seed(0)
+    gs = 256 if group_size == -1 else group_size
+    g_idx = M._g_idx(256, gs, False, g)
+    q, s, _ = M.quantize_groups(M._dense(256, 128, g), 4, g_idx, 256 // gs, False)
+    x = torch.randn(5, 256, generator=g)
+    a_s = x.abs().amax(1, keepdim=True) / 448
+    ref = ((x / a_s).to(torch.float8_e4m3fn).float() * a_s) @ ((q - 8).float() * s.to(torch.bfloat16).float()[g_idx.long()])
+    out = M.gptq_marlin_gemm(**args)
+    assert out.dtype == torch.bfloat16 and float((out.float() - ref).abs().max() / ref.abs().max()) < 1e-2
+    with pytest.raises(ValueError, match="uint4b8"):
+        M.gptq_marlin_gemm(**dict(args, b_type_id=M.MARLIN_TYPES["uint4"][0]))

@@ -32,8 +32,12 @@ marlin_utils_test_24.py, quant_utils.py), re-derived here:
   round(s / max(s) * 4096) there and moves max(s) / 4096 into a_scales), int32 accumulation, then
   x a_scales[m] in float (channel-wise float scales last); output in b_scales' dtype.
 
-Not covered (the references raise): fp4 weights (NVFP4/MXFP4), fp8 activations, global_scale, HQQ float
-zero points (is_zp_float).
+- fp8 activations (W4A8-FP8, uint4b8 only): the weight nibbles are those of marlin_int4_fp8_preprocess
+  (sign<<3 | magnitude) which the kernel reads as e4m3 subnormals +-(mag + sign) * 2**-9 = (q - 8) / 512, so
+  vLLM multiplies the scales by 512; fp8 MMAs, fp32 accumulation, x a_scales[m]; output in b_scales' dtype.
+
+Not covered (the references raise): fp4 weights (NVFP4/MXFP4), AWQ (uint4 + zero points) with fp8
+activations, global_scale, HQQ float zero points (is_zp_float).
 """
 
 from __future__ import annotations
@@ -347,6 +351,9 @@ def gptq_marlin_gemm(
     is_zp_float: bool,
 ) -> torch.Tensor:
     """vLLM gptq_marlin_gemm: a [M, K] @ dequant(Marlin weight) [K, N] (+ bias); 16-bit or int8 activations."""
+    if a.dtype == torch.float8_e4m3fn and a_scales is not None and global_scale is None and not is_zp_float:
+        return _marlin_gemm_fp8_act(a, b_q_weight, b_scales, a_scales, b_zeros_or_none, b_type_id, int(size_k),
+                                    int(size_n), b_bias_or_none)
     if a.dtype == torch.int8 and a_scales is not None and global_scale is None and not is_zp_float:
         return _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros_or_none, b_type_id, int(size_k),
                                  int(size_n), b_bias_or_none)
@@ -417,6 +424,29 @@ def _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros, b_type_id, k, 
         out = (aq @ wq).float() * a_scales.reshape(-1, 1).float() * s.float().reshape(1, n)
     if bias is not None:
         out = out + permute_bias(bias, inverse=True).float()
+    return out.to(b_scales.dtype)
+
+
+def fp8_act_codes(pre: torch.Tensor) -> torch.Tensor:
+    """Preprocessed uint4b8 nibbles (marlin_int4_fp8_preprocess) -> the signed values q - 8 they encode: the
+    kernel turns nibble sign<<3 | mag into the e4m3 subnormal +-(mag + sign) * 2**-9, hence scales x 512."""
+    sign = (pre >> 3) & 1
+    mag = pre & 7
+    return torch.where(sign == 1, -(mag + 1), mag)
+
+
+def _marlin_gemm_fp8_act(a, b_q_weight, b_scales, a_scales, b_zeros, b_type_id, k, n, bias):
+    """W4A8-FP8 Marlin (uint4b8 weights): fp8 x fp8 MMAs of a and the preprocessed weight codes, fp32
+    accumulation with the (x 512) group or channel scales, then x a_scales[m]. Output in b_scales' dtype."""
+    if int(b_type_id) != MARLIN_TYPES["uint4b8"][0] or (b_zeros is not None and b_zeros.numel() > 0):
+        raise ValueError("fp8 activations are covered for uint4b8 weights only")
+    vals = fp8_act_codes(marlin_unpack(b_q_weight, k, n, 4, is_a_8bit=True)).to(torch.float64) / 512
+    num_groups = b_scales.shape[0]
+    s = _chunk_perm(b_scales, scale_perms()[1], inverse=True).to(torch.float64)
+    g = torch.arange(k, device=a.device) // (k // num_groups)
+    out = (a.to(torch.float64) @ (vals * s[g])) * a_scales.reshape(-1, 1).to(torch.float64)
+    if bias is not None:
+        out = out + permute_bias(bias, inverse=True).double()
     return out.to(b_scales.dtype)
 
 
@@ -572,9 +602,36 @@ def make_marlin_int8_inputs(params: dict, gen: torch.Generator) -> dict:
     }
 
 
+def make_marlin_fp8_act_inputs(params: dict, gen: torch.Generator) -> dict:
+    """W4A8-FP8 inputs as test_gptq_marlin_gemm builds them: per-token fp8 activations (amax / 448),
+    uint4b8 weights in 32x32 Marlin tiles run through marlin_int4_fp8_preprocess, scales x 512."""
+    m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
+    type_id, bits, _, _ = MARLIN_TYPES["uint4b8"]
+    gs = int(params.get("group_size", 128))
+    gs = k if gs in (-1, 0) else gs
+    dtype = _DTYPES[params.get("dtype", "bfloat16")]
+    g_idx = _g_idx(k, gs, False, gen)
+    q, s, _ = quantize_groups(_dense(k, n, gen), bits, g_idx, k // gs, False)
+    packed = marlin_int4_fp8_preprocess(marlin_pack(q, bits, is_a_8bit=True), None, False)
+    x = torch.randn(m, k, generator=gen)
+    a_s = (x.abs().amax(1, keepdim=True) / 448).clamp(min=1e-8)
+    empty = torch.empty(0, dtype=torch.int32)
+    return {
+        "a": (x / a_s).clamp(-448, 448).to(torch.float8_e4m3fn), "c_or_none": None, "b_q_weight": packed,
+        "b_bias_or_none": None, "b_scales": permute_scales((s * 512).to(dtype), 1),
+        "a_scales": a_s.reshape(m).float(), "global_scale": None, "b_zeros_or_none": empty,
+        "g_idx_or_none": empty, "perm_or_none": empty, "workspace": torch.zeros(1024, dtype=torch.int32),
+        "b_type_id": type_id, "size_m": m, "size_n": n, "size_k": k, "is_k_full": True,
+        "use_atomic_add": False, "use_fp32_reduce": True, "is_zp_float": False,
+    }
+
+
 def make_gptq_marlin_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
     """Inputs for gptq_marlin_gemm, built as vLLM's GPTQ/AWQ/FP8 Marlin layers build them (a_dtype int8: W4A8)."""
     gen = torch.Generator().manual_seed(seed)
+    if params.get("a_dtype") == "float8_e4m3fn":
+        args = make_marlin_fp8_act_inputs(params, gen)
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
     if params.get("a_dtype") == "int8":
         args = make_marlin_int8_inputs(params, gen)
         return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
