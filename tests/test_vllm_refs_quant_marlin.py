@@ -262,3 +262,17 @@ def test_gptq_marlin_gemm_fp8_activations(group_size):
     assert out.dtype == torch.bfloat16 and float((out.float() - ref).abs().max() / ref.abs().max()) < 1e-2
     with pytest.raises(ValueError, match="uint4b8"):
         M.gptq_marlin_gemm(**dict(args, b_type_id=M.MARLIN_TYPES["uint4"][0]))
+
+
+def test_gptq_marlin_gemm_hqq_float_zero_points():
+    args = M.make_gptq_marlin_gemm_inputs(dict(m=3, k=256, n=128, group_size=64, is_zp_float=True), seed=0,
+                                          device="cpu")
+    assert args["is_zp_float"] and args["b_zeros_or_none"].dtype == torch.float16
+    q = M.marlin_unpack(args["b_q_weight"], 256, 128, 4)
+    s = M.permute_scales(args["b_scales"], 4, inverse=True).float().repeat_interleave(64, 0)
+    zp = M.permute_scales(args["b_zeros_or_none"], 4, inverse=True).float().repeat_interleave(64, 0)
+    ref = args["a"].float() @ ((q - zp) * s)  # the vLLM test's dequant: (b - zp) * s
+    out = M.gptq_marlin_gemm(**args)
+    assert out.dtype == torch.float16 and (out.float() - ref).abs().max() < 2e-2
+    w = M._dense(256, 128, torch.Generator().manual_seed(0))
+    assert float(((q - zp) * s - w).norm() / w.norm()) < 0.15  # a real quantization of the dense draw

@@ -36,8 +36,11 @@ marlin_utils_test_24.py, quant_utils.py), re-derived here:
   (sign<<3 | magnitude) which the kernel reads as e4m3 subnormals +-(mag + sign) * 2**-9 = (q - 8) / 512, so
   vLLM multiplies the scales by 512; fp8 MMAs, fp32 accumulation, x a_scales[m]; output in b_scales' dtype.
 
-Not covered (the references raise): fp4 weights (NVFP4/MXFP4), AWQ (uint4 + zero points) with fp8
-activations, global_scale, HQQ float zero points (is_zp_float).
+- HQQ (is_zp_float, fp16, uint4): float zero points [groups, N] permuted like grouped scales,
+  w = (q - zp) * s in fp16.
+
+Not covered (the references raise): fp4 weights (NVFP4/MXFP4, the only users of global_scale) and AWQ
+(uint4 + zero points) with fp8 activations.
 """
 
 from __future__ import annotations
@@ -357,8 +360,11 @@ def gptq_marlin_gemm(
     if a.dtype == torch.int8 and a_scales is not None and global_scale is None and not is_zp_float:
         return _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros_or_none, b_type_id, int(size_k),
                                  int(size_n), b_bias_or_none)
-    if a_scales is not None or global_scale is not None or is_zp_float or a.dtype not in (torch.float16, torch.bfloat16):
-        raise ValueError("gptq_marlin_gemm reference: 16-bit or int8 activations with integer/fp8 weights only")
+    if is_zp_float:
+        return _marlin_gemm_hqq(a, b_q_weight, b_scales, b_zeros_or_none, b_type_id, int(size_k), int(size_n),
+                                b_bias_or_none, c_or_none)
+    if a_scales is not None or global_scale is not None or a.dtype not in (torch.float16, torch.bfloat16):
+        raise ValueError("gptq_marlin_gemm reference: 16-bit, int8 or fp8 activations with integer/fp8 weights only")
     _, bits, bias, has_zp_type = _type(b_type_id)
     k, n = int(size_k), int(size_n)
     q = marlin_unpack(b_q_weight, k, n, bits)
@@ -425,6 +431,27 @@ def _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros, b_type_id, k, 
     if bias is not None:
         out = out + permute_bias(bias, inverse=True).float()
     return out.to(b_scales.dtype)
+
+
+def _marlin_gemm_hqq(a, b_q_weight, b_scales, b_zeros, b_type_id, k, n, bias, c):
+    """HQQ (is_zp_float, fp16 only, uint4): float zero points [groups, N] permuted like grouped scales,
+    w = (q - zp) * s in fp16."""
+    if a.dtype != torch.float16 or int(b_type_id) != MARLIN_TYPES["uint4"][0] or b_zeros is None:
+        raise ValueError("float zero points (HQQ) take fp16 activations, uint4 weights and b_zeros")
+    q = marlin_unpack(b_q_weight, k, n, 4)
+    num_groups = b_scales.shape[0]
+    s = permute_scales(b_scales, num_groups, inverse=True)
+    zp = permute_scales(b_zeros, num_groups, inverse=True)
+    g = torch.arange(k, device=a.device) // (k // num_groups)
+    w = (q.to(torch.float16) - zp[g].to(torch.float16)) * s[g].to(torch.float16)
+    out = a.float() @ w.float()
+    if bias is not None:
+        out = out + permute_bias(bias, inverse=True).float()
+    out = out.to(a.dtype)
+    if c is not None:
+        c.copy_(out)
+        return c
+    return out
 
 
 def fp8_act_codes(pre: torch.Tensor) -> torch.Tensor:
@@ -602,6 +629,28 @@ def make_marlin_int8_inputs(params: dict, gen: torch.Generator) -> dict:
     }
 
 
+def make_marlin_hqq_inputs(params: dict, gen: torch.Generator) -> dict:
+    """HQQ inputs (test_hqq_marlin_gemm): uint4 codes, fp16 scales and float zero points per group."""
+    m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
+    gs = int(params.get("group_size", 64))
+    groups = k // gs
+    w = _dense(k, n, gen).view(groups, gs, n)
+    lo, hi = w.amin(1), w.amax(1)
+    s = ((hi - lo) / 15).clamp(min=1e-5).half()
+    zp = (-lo / s.float()).half()  # HQQ keeps the zero point unrounded, in fp16
+    q = torch.clamp(torch.round(w / s.float().unsqueeze(1) + zp.float().unsqueeze(1)), 0, 15).to(torch.int64)
+    empty = torch.empty(0, dtype=torch.int32)
+    return {
+        "a": torch.randn(m, k, generator=gen).half(), "c_or_none": None,
+        "b_q_weight": marlin_pack(q.view(k, n), 4), "b_bias_or_none": None,
+        "b_scales": permute_scales(s, groups), "a_scales": None, "global_scale": None,
+        "b_zeros_or_none": permute_scales(zp, groups), "g_idx_or_none": empty, "perm_or_none": empty,
+        "workspace": torch.zeros(1024, dtype=torch.int32), "b_type_id": MARLIN_TYPES["uint4"][0],
+        "size_m": m, "size_n": n, "size_k": k, "is_k_full": True, "use_atomic_add": False,
+        "use_fp32_reduce": bool(params.get("use_fp32_reduce", True)), "is_zp_float": True,
+    }
+
+
 def make_marlin_fp8_act_inputs(params: dict, gen: torch.Generator) -> dict:
     """W4A8-FP8 inputs as test_gptq_marlin_gemm builds them: per-token fp8 activations (amax / 448),
     uint4b8 weights in 32x32 Marlin tiles run through marlin_int4_fp8_preprocess, scales x 512."""
@@ -629,6 +678,9 @@ def make_marlin_fp8_act_inputs(params: dict, gen: torch.Generator) -> dict:
 def make_gptq_marlin_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
     """Inputs for gptq_marlin_gemm, built as vLLM's GPTQ/AWQ/FP8 Marlin layers build them (a_dtype int8: W4A8)."""
     gen = torch.Generator().manual_seed(seed)
+    if params.get("is_zp_float", False):
+        args = make_marlin_hqq_inputs(params, gen)
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
     if params.get("a_dtype") == "float8_e4m3fn":
         args = make_marlin_fp8_act_inputs(params, gen)
         return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
