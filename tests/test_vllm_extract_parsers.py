@@ -9,6 +9,7 @@ import pytest
 
 from kernelgenbench.errors import SourceParseError
 from kernelgenbench.extractors.vllm.cpp_lexer import TokKind, decode_escapes, tokenize
+from kernelgenbench.extractors.vllm.curated import CuratedEntry
 from kernelgenbench.extractors.vllm.guards import platforms_for
 from kernelgenbench.extractors.vllm.records import schema_differences, unique_param_names
 from kernelgenbench.extractors.vllm.registrations import (
@@ -20,8 +21,8 @@ from kernelgenbench.extractors.vllm.registrations import (
 )
 from kernelgenbench.extractors.vllm.schemas import canonical_schema, parse_op_schema, type_kind
 from kernelgenbench.extractors.vllm.static_eval import Evaluator, Unevaluable, module_env
-from kernelgenbench.extractors.vllm.test_grids import parse_test_module
-from kernelgenbench.extractors.vllm.workloads import subsample
+from kernelgenbench.extractors.vllm.test_grids import TestScan, parse_test_module
+from kernelgenbench.extractors.vllm.workloads import GridSource, plan_workloads, subsample
 from kernelgenbench.extractors.vllm.wrappers import parse_wrappers
 
 OLD_LAYOUT = r'''
@@ -269,3 +270,50 @@ def test_subsample_is_small_first_and_covers_labels() -> None:
 
 def test_location_prints_file_line() -> None:
     assert str(Location("csrc/a.cpp", 3)) == "csrc/a.cpp:3"
+
+
+GRID_MODULE = '''
+import pytest
+import torch
+
+@pytest.mark.parametrize("kv_cache_dtype", ["auto", "fp8", "nvfp4"])
+@pytest.mark.parametrize("num_tokens", [42, 7])
+@pytest.mark.parametrize("seed", [0])
+def test_cache(kv_cache_dtype, num_tokens, seed):
+    torch.ops._C_cache_ops.reshape_and_cache_flash()
+'''
+
+
+def _entry(**kw: object) -> CuratedEntry:
+    base = dict(op="reshape_and_cache_flash", schema="reshape_and_cache_flash(Tensor x) -> ()", module="m",
+                function="f", inputs="g", category="kv-cache", semantics="deterministic", tolerance={}, cost=None,
+                description="", test="tests/kernels/t.py::test_cache",
+                grid_map={"num_tokens": "num_tokens", "kv_cache_dtype": "kv_cache_dtype"}, fixed={"block": 16},
+                correctness=({"num_tokens": 3, "kv_cache_dtype": "auto"}, {"num_tokens": 3, "kv_cache_dtype": "fp8"}),
+                performance=({"num_tokens": 4096, "kv_cache_dtype": "auto"},), file="vllm_curated_x.yaml", line=2)
+    base.update(kw)
+    return CuratedEntry(**base)  # type: ignore[arg-type]
+
+
+def test_workloads_from_the_grid_and_the_fallback() -> None:
+    grids = parse_test_module(GRID_MODULE, file="tests/kernels/t.py")
+    scan = TestScan(grids, (), {g.key: g for g in grids})
+    at_013 = plan_workloads(_entry(), scan, version="0.13.0")
+    assert at_013.source is GridSource.TEST_GRID and at_013.reason == ""
+    assert [(w["id"], w["params"]) for w in at_013.workloads if w["purpose"] == "correctness"] == [
+        ("c0", {"block": 16, "num_tokens": 7, "kv_cache_dtype": "auto"}),
+        ("c1", {"block": 16, "num_tokens": 7, "kv_cache_dtype": "fp8"}),
+        ("c2", {"block": 16, "num_tokens": 7, "kv_cache_dtype": "nvfp4"}),
+        ("c3", {"block": 16, "num_tokens": 42, "kv_cache_dtype": "auto"}),
+        ("c4", {"block": 16, "num_tokens": 42, "kv_cache_dtype": "fp8"}),
+        ("c5", {"block": 16, "num_tokens": 42, "kv_cache_dtype": "nvfp4"}),
+    ]
+    assert {w["origin"] for w in at_013.workloads} == {"vllm-test:tests/kernels/t.py::test_cache", "handwritten:model-sizes"}
+    later = plan_workloads(_entry(), scan, version="0.33.0")  # a mode the entry never uses is left out
+    assert [w["params"]["kv_cache_dtype"] for w in later.workloads if w["purpose"] == "correctness"] == [
+        "auto", "fp8", "auto", "fp8"]
+    assert later.reason == "grid values the entry's cases never use were left out: kv_cache_dtype=nvfp4"
+    gone = plan_workloads(_entry(grid_map={"num_tokens": "num_tokens", "head_size": "head_size"}), scan)
+    assert (gone.source, gone.reason) == (GridSource.FALLBACK, "test tests/kernels/t.py::test_cache has no parameter 'head_size' at this revision")
+    assert [(w["origin"], w["params"]) for w in gone.workloads][:1] == [
+        ("vllm-test:tests/kernels/t.py::test_cache@v0.13.0", {"block": 16, "num_tokens": 3, "kv_cache_dtype": "auto"})]

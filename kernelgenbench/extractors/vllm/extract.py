@@ -148,7 +148,7 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
             tests=tuple(tests_calling(scan.grids, d.namespace, d.name, wrapper_names)),
             curated_name=curated.curated_name_of(d.qualified_name),
             entry=entry,
-            plan=plan_workloads(entry, scan) if entry is not None else None,
+            plan=plan_workloads(entry, scan, version=source.version) if entry is not None else None,
             primary_id=f"vllm/{first.name}" + (f".{first.overload}" if first.overload else "") if first else None,
         )
         record, status, diffs = build_record(inp, source)
@@ -221,7 +221,8 @@ def _wrapper_record(w: Wrapper, curated: CuratedData, scan: TestScan, impls: dic
     wrapper_names = frozenset({w.name})
     tests = tuple(g for g in scan.grids if g.wrappers & wrapper_names)
     inp = RecordInput(op=op, record_overload="", schema=schema, impls=own, wrapper=w, tests=tests,
-                      curated_name=curated.curated_name_of(w.name), entry=entry, plan=plan_workloads(entry, scan),
+                      curated_name=curated.curated_name_of(w.name), entry=entry,
+                      plan=plan_workloads(entry, scan, version=source.version),
                       primary_id=None, kind="wrapper", wraps=tuple(f"vllm/{d.qualified_name}" for d in called))
     return build_record(inp, source)
 

@@ -39,6 +39,8 @@ class Axis:
 class TestGrid:
     """One test function: where it is, its parametrize axes, and the ops it calls."""
 
+    __test__ = False  # not a pytest class, whatever its name says
+
     file: str
     test: str
     line: int
@@ -59,6 +61,8 @@ class TestGrid:
 @dataclass(frozen=True)
 class TestScan:
     """All test grids of a tree, and the test files that could not be read."""
+
+    __test__ = False
 
     grids: tuple[TestGrid, ...]
     skipped: tuple[SkippedFile, ...]

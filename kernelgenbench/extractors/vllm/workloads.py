@@ -20,6 +20,7 @@ from kernelgenbench.extractors.vllm.curated import CuratedEntry
 from kernelgenbench.extractors.vllm.test_grids import TestScan
 
 MAX_CORRECTNESS = 8
+REFERENCE_VERSION = "0.13.0"  # the vLLM release the curated references implement
 _MAX_POINTS = 200_000
 _COVER_SIZE = float(1 << 22)  # a size value is covered only by cases up to ~4M elements
 
@@ -86,7 +87,7 @@ def _describe(point: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in point.items())
 
 
-def _grid_points(entry: CuratedEntry, scan: TestScan) -> tuple[list[dict[str, Any]] | None, str]:
+def _grid_points(entry: CuratedEntry, scan: TestScan, at_reference: bool) -> tuple[list[dict[str, Any]] | None, str]:
     if not entry.test:
         return None, "the entry names no vLLM test"
     grid = scan.by_key.get(entry.test)
@@ -105,24 +106,48 @@ def _grid_points(entry: CuratedEntry, scan: TestScan) -> tuple[list[dict[str, An
         return None, f"no grid_map parameter of {entry.test} to take"
     if math.prod(len(a.values or ()) for a in axes) > _MAX_POINTS:
         return None, f"the grid of {entry.test} has too many points"
+    known = {} if at_reference else known_modes(entry)
     points: list[dict[str, Any]] = []
     seen: set[str] = set()
+    dropped: set[str] = set()
     for combo in itertools.product(*(a.values or () for a in axes)):
         point: dict[str, Any] = dict(entry.fixed)
         for axis, case in zip(axes, combo, strict=True):
             for name, value in zip(axis.names, case, strict=True):
                 if name in entry.grid_map:
                     point[entry.grid_map[name]] = value
+        new = {f"{k}={v}" for k, v in point.items() if isinstance(v, str) and k in known and v not in known[k]}
+        if new:
+            dropped |= new
+            continue
         key = repr(sorted(point.items()))
         if key not in seen:
             seen.add(key)
             points.append(point)
-    return (points or None), ("" if points else f"the grid of {entry.test} is empty")
+    note = f"grid values the entry's cases never use were left out: {', '.join(sorted(dropped))}" if dropped else ""
+    if not points:
+        return None, note or f"the grid of {entry.test} is empty"
+    return points, note
 
 
-def plan_workloads(entry: CuratedEntry, scan: TestScan) -> WorkloadPlan:
-    """Correctness and performance workloads for a curated op at the scanned revision."""
-    points, reason = _grid_points(entry, scan)
+def known_modes(entry: CuratedEntry) -> dict[str, set[str]]:
+    """String values (dtypes, cache formats, layouts) of each parameter in the entry's own cases.
+
+    At a revision other than the reference's (v0.13.0), a string value the test grid has but no case of
+    the entry uses ('nvfp4' as a new kv_cache_dtype at 0.33.0) is a mode the reference was not written
+    for: such grid points are left out, and the record says which.
+    """
+    known: dict[str, set[str]] = {}
+    for case in (*entry.correctness, *entry.performance, entry.fixed):
+        for k, v in case.items():
+            if isinstance(v, str):
+                known.setdefault(k, set()).add(v)
+    return known
+
+
+def plan_workloads(entry: CuratedEntry, scan: TestScan, *, version: str = REFERENCE_VERSION) -> WorkloadPlan:
+    """Correctness and performance workloads for a curated op at the scanned revision (vLLM `version`)."""
+    points, reason = _grid_points(entry, scan, at_reference=version == REFERENCE_VERSION)
     workloads: list[dict[str, Any]] = []
     if points is not None:
         source = GridSource.TEST_GRID
