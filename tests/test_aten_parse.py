@@ -92,6 +92,22 @@ def test_cli_reports_skipped_entries_and_fails(tmp_path, monkeypatch, capsys):
     assert len(out.read_text().splitlines()) == 3
 
 
+def test_cli_writes_json_lines_to_stdout(tmp_path, monkeypatch, capsys):
+    import json
+
+    _tree(tmp_path / "pt", _NATIVE.split("\n- func: broken")[0] + "\n")
+    monkeypatch.setattr(sys, "argv", ["kgb", "extract", "aten", "--source", str(tmp_path / "pt"),
+                                      "--out", "-", "--no-opinfo"])
+    with pytest.raises(SystemExit) as exc:
+        cli_main.main()
+    assert exc.value.code == 0
+    captured = capsys.readouterr()
+    assert [json.loads(line)["id"] for line in captured.out.splitlines()] == ["aten/add.Tensor", "aten/add.out"]
+    assert captured.err == ("stdout: wrote 2 records from 2 entries; skipped 0 malformed entries; 0 invalid records; "
+                            "0 schemas differ from the registered ones; workloads: ok 2; 109 curated names have no overload "
+                            "(_index_put_impl_, _local_scalar_dense, _softmax, _to_copy, acosh, ...)\n")
+
+
 @pytest.mark.parametrize("make", [lambda p: p / "missing", lambda p: p])
 def test_missing_source_is_one_line(tmp_path, monkeypatch, capsys, make):
     source = make(tmp_path)

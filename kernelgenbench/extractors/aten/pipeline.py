@@ -50,7 +50,8 @@ class ExtractResult:
                  f"{len(self.registered_mismatches)} schemas differ from the registered ones",
                  f"workloads: {states}"]
         if self.unmatched_curated:
-            parts.append(f"curated names with no overload: {', '.join(self.unmatched_curated)}")
+            shown = ", ".join(self.unmatched_curated[:5]) + (", ..." if len(self.unmatched_curated) > 5 else "")
+            parts.append(f"{len(self.unmatched_curated)} curated names have no overload ({shown})")
         if self.opinfo_failed:
             parts.append(f"{len(self.opinfo_failed)} OpInfos failed to trace")
         return "; ".join(parts)
