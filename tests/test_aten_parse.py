@@ -151,3 +151,21 @@ def test_params_and_returns(tmp_path):
     assert returns(out) == [{"name": "", "type": "Tensor(a!)", "kind": "tensor", "alias": "a"}]
     rel = group_relations(parsed.functions)
     assert (rel["add.out"].functional, rel["add.out"].out, rel["sin"].out) == ("add.Tensor", "add.out", None)
+
+
+def test_an_overload_that_cannot_be_modelled_is_counted_and_the_rest_written(tmp_path, monkeypatch):
+    from kernelgenbench.extractors.aten import pipeline
+
+    path = _tree(tmp_path)
+    real = pipeline.base_record
+
+    def base_record(pf, **kw):
+        if pf.qualified_name == "add.out":
+            raise ValueError("cannot model this overload")
+        return real(pf, **kw)
+
+    monkeypatch.setattr(pipeline, "base_record", base_record)
+    result = extract(tmp_path, opinfo=False)
+    assert [r["id"] for r in result.records] == ["aten/add.Tensor", "aten/sin"]
+    assert result.invalid == (f"aten/add.out ({path}:6): ValueError: cannot model this overload",)
+    assert "1 invalid records" in result.summary()

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from kernelgenbench.dataset.schema import record_errors
+from kernelgenbench.errors import KgbError
 from kernelgenbench.extractors.aten import default_workloads, out_workloads
 from kernelgenbench.extractors.aten.data_files import curated_names
 from kernelgenbench.extractors.aten.docstrings import docstring
 from kernelgenbench.extractors.aten.parse import (
     ParsedFunction,
+    Relations,
     SkippedEntry,
     group_relations,
     parse_native_functions,
@@ -115,12 +117,29 @@ class _Workloads:
                 args = default_workloads.template_args(rec["name"], rec["overload"], rec["category"],
                                                        rec["params"], scale)
                 args = self._with_outs(functional, rec, args)
-            except out_workloads.ShapeUnknown as exc:
+            except (out_workloads.ShapeUnknown, KgbError) as exc:
                 reasons.append(f"default {scale} workload: {exc}")
                 continue
             workloads.append({"id": f"default-{scale}", "purpose": scale, "origin": f"default:{rec['category']}",
                               "args": args, "description": default_workloads.describe(args)})
         return workloads, origins, reasons
+
+
+def _record(pf: ParsedFunction, src: AtenSource, relations: Mapping[str, Relations], mismatch: str | None,
+            curated_name: str | None, doc: tuple[str, str | None], tags_of: Mapping[str, frozenset[str]],
+            builder: _Workloads, opinfo: bool) -> dict[str, Any]:
+    q = pf.qualified_name
+    rec = base_record(pf, source=src, relations=relations[q], registered_mismatch=mismatch,
+                      curated_name=curated_name, doc=doc,
+                      group_tags=tags_of.get(relations[q].functional or "", frozenset()))
+    # An out= task's tensors are shaped by the overload that returns fresh outputs: the functional
+    # one, or the mutable one where the group has no functional overload (rrelu_with_noise).
+    shaper = relations[q].functional or relations[q].mutable
+    workloads, origins, reasons = builder.build(rec, shaper, curated_name is not None, opinfo)
+    rec["workloads"] = workloads
+    rec["workload_status"] = _status(workloads, reasons)
+    rec["details"]["aten"]["opinfo"] = sorted(set(origins))
+    return rec
 
 
 def extract(
@@ -181,16 +200,13 @@ def _extract(source: Path | None, *, only_curated: bool, opinfo: bool, cap: int,
         d = doc(root, pf.func.python_module)
         if not d[0] and root != pf.base_name:
             d = doc(pf.base_name, pf.func.python_module)
-        rec = base_record(pf, source=src, relations=relations[q], registered_mismatch=mismatch,
-                          curated_name=curated_name, doc=d,
-                          group_tags=tags_of.get(relations[q].functional or "", frozenset()))
-        # An out= task's tensors are shaped by the overload that returns fresh outputs: the functional
-        # one, or the mutable one where the group has no functional overload (rrelu_with_noise).
-        shaper = relations[q].functional or relations[q].mutable
-        workloads, origins, reasons = builder.build(rec, shaper, curated_name is not None, opinfo)
-        rec["workloads"] = workloads
-        rec["workload_status"] = _status(workloads, reasons)
-        rec["details"]["aten"]["opinfo"] = sorted(set(origins))
+        try:
+            rec = _record(pf, src, relations, mismatch, curated_name, d, tags_of, builder, opinfo)
+        except (KgbError, ValueError, KeyError, TypeError, AssertionError) as exc:
+            # One overload the extractor cannot model is reported and counted; the run goes on.
+            invalid.append(f"aten/{q} ({src.native_functions}:{pf.line}): {type(exc).__name__}: {exc}")
+            step()
+            continue
         errors = record_errors(rec)
         if errors:
             invalid.append(f"aten/{q} ({src.native_functions}:{pf.line}): {errors[0]}")
