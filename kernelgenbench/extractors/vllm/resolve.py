@@ -26,7 +26,10 @@ from kernelgenbench.errors import KgbError, NetworkUnavailable, SourceNotFound
 
 DEFAULT_REPO_URL = "https://github.com/vllm-project/vllm.git"
 # What the extractor reads; a checkout or an unpacked sdist is limited to these.
-NEEDED_PATHS = ("csrc", "vllm/_custom_ops.py", "vllm/_version.py", "tests/kernels", "CMakeLists.txt")
+# tests/lora: a curated entry (moe_lora_align_block_size) takes its grid from there.
+NEEDED_PATHS = ("csrc", "vllm/_custom_ops.py", "vllm/_version.py", "tests/kernels", "tests/lora", "CMakeLists.txt")
+# Cached trees are keyed by what they hold too, so that a longer NEEDED_PATHS unpacks afresh.
+_PATHS_KEY = hashlib.sha1("\0".join(NEEDED_PATHS).encode()).hexdigest()[:6]
 _RELEASE_TAG = re.compile(r"v(\d+\.\d+\.\d+(?:rc\d+|\.post\d+)?)")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 _HEX = re.compile(r"[0-9a-f]{7,40}")
@@ -106,7 +109,7 @@ def _unpack_sdist(tarball: Path, cache: Path) -> Path:
     """Unpack the needed paths of an sdist into the cache (once; keyed by the tarball's content hash)."""
     digest = hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]
     stem = tarball.name.removesuffix(".tar.gz").removesuffix(".tgz")
-    dest = cache / "vllm-unpacked" / f"{stem}-{digest}"
+    dest = cache / "vllm-unpacked" / f"{stem}-{digest}-{_PATHS_KEY}"
     if (dest / ".complete").is_file():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -240,7 +243,7 @@ def resolve_git(rev: str, repo_url: str, cache: Path) -> ResolvedSource:
         if res.returncode != 0:
             raise GitUnavailable(f"git fetch {url} {sha}: {_first_line(res.stderr)}")
         fetched = True
-    dest = trees / sha
+    dest = trees / f"{sha}-{_PATHS_KEY}"
     if not (dest / ".complete").is_file():
         trees.mkdir(parents=True, exist_ok=True)
         _checkout(repo, sha, dest)

@@ -290,6 +290,8 @@ def scan_tests(root: Path, always: frozenset[str] = frozenset()) -> TestScan:
     skipped: list[SkippedFile] = []
     base = root / TESTS_DIR
     paths = sorted(base.rglob("*.py")) if base.is_dir() else []
+    # Curated entries may name a test elsewhere under tests/ (tests/lora/...): read those files too.
+    paths += sorted(root / rel for rel in always if not rel.startswith(TESTS_DIR + "/") and (root / rel).is_file())
     for p in paths:
         rel = p.relative_to(root).as_posix()
         if not p.name.startswith("test"):
