@@ -9,6 +9,7 @@ import torch
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.dataset.schema import record_errors
+from kernelgenbench.evaluator.cost import workload_cost
 from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
 from kernelgenbench.extractors.aten import extract
 from kernelgenbench.extractors.aten.data_files import curated_names
@@ -141,7 +142,7 @@ def _nbytes(value) -> int:
 _SCALAR_OPS = {"item", "_local_scalar_dense", "scalar_tensor"}
 
 
-def test_performance_workloads_are_accepted_and_realistic(curated_tasks):
+def test_performance_workloads_are_accepted_realistic_and_costed(curated_tasks):
     failures, small = [], []
     for r in curated_tasks:
         task = Task.from_dict(r)
@@ -162,6 +163,9 @@ def test_performance_workloads_are_accepted_and_realistic(curated_tasks):
             except Exception as exc:  # noqa: BLE001 - collect every failure
                 failures.append(f"{task.id}: {type(exc).__name__}: {str(exc)[:120]}")
                 continue
+            cost = workload_cost(task.cost, kwargs, out)
+            if not (cost and cost["bytes"] >= 0 and cost["flops"] >= 0):
+                failures.append(f"{task.id}: cost {task.cost} gives {cost}")
             moved = _nbytes(list(kwargs.values())) + _nbytes(out)
             if moved < 16 * 2**20:
                 small.append((task.id, moved))
