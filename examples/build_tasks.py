@@ -1,11 +1,11 @@
 """Write examples/tasks.jsonl: the task records the example solutions are evaluated against.
 
-ATen records come from the real ATen extractor (curated overloads, default workloads). vLLM and cuBLAS
-records are assembled here from the upstream signatures (vLLM 0.13.0 csrc/torch_bindings.cpp, cuBLAS 12.4
-cublas_api.h) and the package's real reference modules, until those extractors publish records; every
+Every record comes from the real extractors: ATen (curated overloads, default workloads), vLLM 0.13.0
+(`kgb-extract vllm --source VLLM_SRC`) and cuBLAS 12.4 (`kgb-extract cublas --only-curated`). Without a vLLM
+source, records assembled here from the same upstream signatures and reference modules stand in. Every
 record is validated against the schema before it is written.
 
-    python examples/build_tasks.py [OUT.jsonl]
+    python examples/build_tasks.py [OUT.jsonl] [VLLM_SRC]
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def cublas_records() -> list[dict]:
 
 def aten_records() -> list[dict]:
     """The curated ATen overloads from the real extractor (default workloads, no OpInfo tracing)."""
-    from kernelgenbench.extractors.aten.extract import extract
+    from kernelgenbench.extractors.aten import extract
 
     by_id = {r["id"]: r for r in extract(only_curated=True, opinfo=False).records}
     missing = [i for i in ATEN_IDS if i not in by_id]
@@ -204,9 +204,33 @@ def aten_records() -> list[dict]:
     return [by_id[i] for i in ATEN_IDS]
 
 
+def extracted(command: list[str], ids: list[str]) -> list[dict]:
+    """Records of `ids` from a real extractor run (`kgb-extract vllm|cublas ...`)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "records.jsonl"
+        subprocess.run([str(Path(sys.executable).parent / "kgb-extract"), *command, "--out", str(out)], check=True)
+        by_id = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise SystemExit(f"the extractor gave no record for {missing}")
+    return [by_id[i] for i in ids]
+
+
+VLLM_IDS = ["vllm/rms_norm", "vllm/fused_add_rms_norm", "vllm/reshape_and_cache_flash"]
+CUBLAS_IDS = ["cublas/cublasSaxpy_v2", "cublas/cublasSscal_v2", "cublas/cublasSgemm_v2"]
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "tasks.jsonl"
-    records = aten_records() + vllm_records() + cublas_records()
+    vllm_source = sys.argv[2] if len(sys.argv) > 2 else "/work/vllm-src/vllm-0.13.0"
+    if Path(vllm_source).exists():
+        records = (aten_records() + extracted(["vllm", "--source", vllm_source, "--no-progress"], VLLM_IDS)
+                   + extracted(["cublas", "--only-curated"], CUBLAS_IDS))
+    else:  # no vLLM source here: the hand-assembled records (same upstream signatures and references)
+        records = aten_records() + vllm_records() + cublas_records()
     for r in records:
         validate_record(r)
     out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
