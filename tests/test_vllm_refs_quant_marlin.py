@@ -276,3 +276,45 @@ def test_gptq_marlin_gemm_hqq_float_zero_points():
     assert out.dtype == torch.float16 and (out.float() - ref).abs().max() < 2e-2
     w = M._dense(256, 128, torch.Generator().manual_seed(0))
     assert float(((q - zp) * s - w).norm() / w.norm()) < 0.15  # a real quantization of the dense draw
+
+
+def test_fp4_codes_and_nvfp4_scale_encoding_match_vllm_formulas():
+    assert M.FP4_ID == 2 + (1 << 8) + (1 << 16) + (1 << 49)
+    # rand_marlin_weight_*fp4_like's decoding: (b & 0x80 | (b & 0x70) >> 2) read as e4m3, x 2**6
+    b = torch.arange(16, dtype=torch.uint8)
+    trick = (((b << 4) & 0x80) | (((b << 4) & 0x70) >> 2)).view(torch.float8_e4m3fn).float() * 64
+    assert torch.equal(trick, M.e2m1_decode(b.long()))
+    # nvfp4_marlin_process_scales: (half(s)[.., [0,2,1,3]] * 2**7).view(int16) << 1, odd bytes as fp8
+    s = torch.tensor([[0.5, 1.25, 3.0, 0.0078125] * 16]).to(torch.float8_e4m3fn).float().half()
+    expect = ((s.view(-1, 4)[:, [0, 2, 1, 3]].view(1, -1) * 2**7).view(torch.int16) << 1)
+    expect = expect.view(torch.float8_e4m3fn)[:, 1::2]
+    enc = M.nvfp4_scales_encode(s)
+    assert torch.equal(enc.view(torch.uint8), expect.view(torch.uint8))
+    assert torch.equal(M.nvfp4_scales_decode(enc), s.float())
+
+
+@pytest.mark.parametrize("quant_type", ["nvfp4", "mxfp4"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_gptq_marlin_gemm_fp4_weights(quant_type, dtype):
+    args = M.make_gptq_marlin_gemm_inputs(dict(m=5, k=256, n=128, quant_type=quant_type, dtype=dtype), seed=0,
+                                          device="cpu")
+    assert args["b_type_id"] == M.FP4_ID
+    assert args["b_scales"].dtype == (torch.float8_e4m3fn if quant_type == "nvfp4" else torch.float8_e8m0fnu)
+    assert (args["global_scale"] is not None) == (quant_type == "nvfp4")
+    g = torch.Generator().manual_seed(0)
+    w = M._dense(256, 128, g)
+    a = torch.randn(5, 256, generator=g).to(getattr(torch, dtype))
+    out = M.gptq_marlin_gemm(**args)
+    assert out.dtype == getattr(torch, dtype)
+    dense = a.float() @ w
+    assert float((out.float() - dense).abs().mean() / dense.abs().mean()) < 0.2  # 4-bit float weights
+    codes = M.marlin_unpack(args["b_q_weight"], 256, 128, 4)
+    gs = 16 if quant_type == "nvfp4" else 32
+    if quant_type == "nvfp4":
+        s = M.permute_scales(M.nvfp4_scales_decode(args["b_scales"]), 256 // gs, inverse=True)
+        gscale = float(args["global_scale"][0]) / 2.0 ** ({"float16": 14, "bfloat16": 126}[dtype] - 7)
+    else:
+        raw = args["b_scales"].float().reshape(-1, 4)[:, [0, 2, 1, 3]].reshape(args["b_scales"].shape)
+        s, gscale = M.permute_scales(raw, 256 // gs, inverse=True), 1.0
+    wq = M.e2m1_decode(codes) * s.repeat_interleave(gs, 0) * gscale
+    assert (out.float() - a.float() @ wq).abs().max() < 3e-2

@@ -39,8 +39,13 @@ marlin_utils_test_24.py, quant_utils.py), re-derived here:
 - HQQ (is_zp_float, fp16, uint4): float zero points [groups, N] permuted like grouped scales,
   w = (q - zp) * s in fp16.
 
-Not covered (the references raise): fp4 weights (NVFP4/MXFP4, the only users of global_scale) and AWQ
-(uint4 + zero points) with fp8 activations.
+- fp4 e2m1 weights with 16-bit activations: NVFP4 (group 16; the e4m3 group scales travel as the S0E5M3
+  bytes of half(s * 2**7), columns swapped [0,2,1,3] inside every 4 after the Marlin permutation; global
+  scale x 2**(14 or 126 - 7) for fp16 / bf16) and MXFP4 (group 32, e8m0 scales, the same [0,2,1,3] swap):
+  w = e2m1(code) * s (* global).
+
+Not covered (the references raise): fp4 weights with fp8 activations and AWQ (uint4 + zero points) with
+fp8 activations.
 """
 
 from __future__ import annotations
@@ -72,6 +77,10 @@ MARLIN_TYPES = {
     "float8_e4m3fn": (scalar_type_id(4, 3, True, 0, True, 2), 8, 0, False),
 }
 FP8_ID = MARLIN_TYPES["float8_e4m3fn"][0]
+# float4_e2m1f = ScalarType.float_(2, 1, True, NanRepr.NONE = 0): NVFP4 (fp8 e4m3 scales, group 16, global
+# scale) or MXFP4 (e8m0 scales, group 32), told apart by the dtype of b_scales
+FP4_ID = scalar_type_id(2, 1, True, 0, True, 0)
+E2M1_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 
 
 def fp8_exponent_bias(dtype: torch.dtype) -> int:
@@ -360,6 +369,8 @@ def gptq_marlin_gemm(
     if a.dtype == torch.int8 and a_scales is not None and global_scale is None and not is_zp_float:
         return _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros_or_none, b_type_id, int(size_k),
                                  int(size_n), b_bias_or_none)
+    if int(b_type_id) == FP4_ID:
+        return _marlin_gemm_fp4(a, b_q_weight, b_scales, global_scale, int(size_k), int(size_n), b_bias_or_none, c_or_none)
     if is_zp_float:
         return _marlin_gemm_hqq(a, b_q_weight, b_scales, b_zeros_or_none, b_type_id, int(size_k), int(size_n),
                                 b_bias_or_none, c_or_none)
@@ -431,6 +442,58 @@ def _marlin_gemm_int8(a, b_q_weight, b_scales, a_scales, b_zeros, b_type_id, k, 
     if bias is not None:
         out = out + permute_bias(bias, inverse=True).float()
     return out.to(b_scales.dtype)
+
+
+def e2m1_decode(codes: torch.Tensor) -> torch.Tensor:
+    """4-bit float codes (sign, 2 exponent bits, 1 mantissa bit) -> their float32 values."""
+    mag = torch.tensor(E2M1_VALUES, device=codes.device)[codes & 7]
+    return torch.where(codes & 8 != 0, -mag, mag)
+
+
+def _fp4_exponent_bias(dtype: torch.dtype) -> int:
+    return 2 ** ((5 if dtype == torch.float16 else 8) - 1) - 2 ** (2 - 1)  # 14 (fp16), 126 (bf16)
+
+
+def nvfp4_scales_encode(s: torch.Tensor) -> torch.Tensor:
+    """nvfp4_marlin_process_scales: Marlin-permuted non-negative e4m3 scales -> the S0E5M3 bytes the kernel reads
+    (exponent and mantissa of half(s * 2**7)), pairs of columns swapped inside every 4 ([0, 2, 1, 3])."""
+    h = s.to(torch.float16).reshape(-1, 4)[:, [0, 2, 1, 3]].reshape(s.shape)
+    bits = (h * 2**7).view(torch.int16).to(torch.int64) & 0xFFFF
+    return ((bits >> 7) & 0xFF).to(torch.uint8).view(torch.float8_e4m3fn)
+
+
+def nvfp4_scales_decode(b: torch.Tensor) -> torch.Tensor:
+    """Inverse of nvfp4_scales_encode (float32, still Marlin-permuted)."""
+    bits = b.view(torch.uint8).to(torch.int64) << 7
+    h = torch.where(bits >= 2**15, bits - 2**16, bits).to(torch.int16).view(torch.float16).float() / 2**7
+    return h.reshape(-1, 4)[:, [0, 2, 1, 3]].reshape(b.shape)
+
+
+def _marlin_gemm_fp4(a, b_q_weight, b_scales, global_scale, k, n, bias, c):
+    """NVFP4 / MXFP4 Marlin with 16-bit activations: w = e2m1(code) * group scale (* global scale for NVFP4)."""
+    if a.dtype not in (torch.float16, torch.bfloat16):
+        raise ValueError("fp4 weights are covered with 16-bit activations only")
+    codes = marlin_unpack(b_q_weight, k, n, 4)
+    num_groups = b_scales.shape[0]
+    if b_scales.dtype == torch.float8_e4m3fn:  # NVFP4
+        s = nvfp4_scales_decode(b_scales)
+        gscale = global_scale.reshape(-1)[0].double() / 2.0 ** (_fp4_exponent_bias(a.dtype) - 7)
+    elif b_scales.dtype == torch.float8_e8m0fnu:  # MXFP4
+        s = b_scales.float().reshape(-1, 4)[:, [0, 2, 1, 3]].reshape(b_scales.shape)
+        gscale = 1.0
+    else:
+        raise ValueError("fp4 weights need float8_e4m3fn (NVFP4) or float8_e8m0fnu (MXFP4) scales")
+    s = permute_scales(s, num_groups, inverse=True).double()
+    g = torch.arange(k, device=a.device) // (k // num_groups)
+    w = e2m1_decode(codes).double() * s[g] * gscale
+    out = a.double() @ w
+    if bias is not None:
+        out = out + permute_bias(bias, inverse=True).double()
+    out = out.to(a.dtype)
+    if c is not None:
+        c.copy_(out)
+        return c
+    return out
 
 
 def _marlin_gemm_hqq(a, b_q_weight, b_scales, b_zeros, b_type_id, k, n, bias, c):
@@ -629,6 +692,47 @@ def make_marlin_int8_inputs(params: dict, gen: torch.Generator) -> dict:
     }
 
 
+def _e2m1_nearest(x: torch.Tensor) -> torch.Tensor:
+    mag = (x.abs().unsqueeze(-1) - torch.tensor(E2M1_VALUES)).abs().argmin(-1)
+    return mag | ((x < 0).long() << 3)
+
+
+def make_marlin_fp4_inputs(params: dict, gen: torch.Generator) -> dict:
+    """NVFP4 (group 16, e4m3 scales + global scale) or MXFP4 (group 32, e8m0 scales) Marlin inputs,
+    quantized from a dense weight as rand_marlin_weight_{nv,mx}fp4_like lay them out."""
+    m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
+    nv = params["quant_type"] == "nvfp4"
+    gs = 16 if nv else 32
+    groups = k // gs
+    dtype = _DTYPES[params.get("dtype", "bfloat16")]
+    w = _dense(k, n, gen).view(groups, gs, n)
+    amax = w.abs().amax(1)  # [groups, N]
+    if nv:
+        gscale = (amax.max() / 6 / 448).to(dtype).float()
+        s = (amax / 6 / gscale).to(torch.float8_e4m3fn).float()
+        unit = s * gscale
+    else:
+        s = torch.exp2(torch.ceil(torch.log2((amax / 6).clamp(min=2.0**-126))))  # e8m0: powers of two
+        unit = s
+    codes = _e2m1_nearest(w / unit.unsqueeze(1).clamp(min=1e-30)).view(k, n)
+    packed = marlin_pack(codes, 4)
+    ms = permute_scales(s.to(dtype), groups)
+    if nv:
+        b_scales = nvfp4_scales_encode(ms)
+        global_scale = (gscale * 2.0 ** (_fp4_exponent_bias(dtype) - 7)).to(dtype).reshape(1)
+    else:
+        b_scales = ms.float().reshape(-1, 4)[:, [0, 2, 1, 3]].reshape(ms.shape).to(torch.float8_e8m0fnu)
+        global_scale = None
+    empty = torch.empty(0, dtype=torch.int32)
+    return {
+        "a": torch.randn(m, k, generator=gen).to(dtype), "c_or_none": None, "b_q_weight": packed,
+        "b_bias_or_none": None, "b_scales": b_scales, "a_scales": None, "global_scale": global_scale,
+        "b_zeros_or_none": empty, "g_idx_or_none": empty, "perm_or_none": empty,
+        "workspace": torch.zeros(1024, dtype=torch.int32), "b_type_id": FP4_ID, "size_m": m, "size_n": n,
+        "size_k": k, "is_k_full": True, "use_atomic_add": False, "use_fp32_reduce": True, "is_zp_float": False,
+    }
+
+
 def make_marlin_hqq_inputs(params: dict, gen: torch.Generator) -> dict:
     """HQQ inputs (test_hqq_marlin_gemm): uint4 codes, fp16 scales and float zero points per group."""
     m, k, n = int(params["m"]), int(params["k"]), int(params["n"])
@@ -678,6 +782,9 @@ def make_marlin_fp8_act_inputs(params: dict, gen: torch.Generator) -> dict:
 def make_gptq_marlin_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
     """Inputs for gptq_marlin_gemm, built as vLLM's GPTQ/AWQ/FP8 Marlin layers build them (a_dtype int8: W4A8)."""
     gen = torch.Generator().manual_seed(seed)
+    if params.get("quant_type") in ("nvfp4", "mxfp4"):
+        args = make_marlin_fp4_inputs(params, gen)
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
     if params.get("is_zp_float", False):
         args = make_marlin_hqq_inputs(params, gen)
         return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
