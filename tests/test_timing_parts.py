@@ -78,3 +78,22 @@ def test_floor_is_the_larger_of_memory_and_compute_time() -> None:
     assert bound == "memory" and us == pytest.approx(1000.0)
     assert sol_fraction(500.0, 1000.0) == 0.5 and sol_fraction(None, 3.0) is None
     assert geomean([1.0, 4.0]) == pytest.approx(2.0)
+
+
+def test_precision_policy_works_after_torch_froze_its_backend_flags():
+    # Importing torch.testing (the ATen extractor's OpInfo) freezes the global flags; plain assignment to
+    # cudnn.allow_tf32 then raises. Run in a fresh interpreter so the freeze is certain and contained.
+    import subprocess
+    import sys
+
+    code = (
+        "import torch\n"
+        "from kernelgenbench.evaluator.precision import precision_policy\n"
+        "torch.backends.disable_global_flags()\n"
+        "torch.backends.cuda.matmul.allow_tf32 = True\n"
+        "with precision_policy(allow_tf32=False) as p:\n"
+        "    inside = (p['tf32'], torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)\n"
+        "print(inside, torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "(False, False, False) True True"

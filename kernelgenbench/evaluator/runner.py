@@ -8,14 +8,13 @@ are appended to the results file as soon as each is known; `resume` skips candid
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +27,7 @@ from kernelgenbench.errors import DatasetError
 from kernelgenbench.evaluator import platform as platform_mod
 from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
 from kernelgenbench.evaluator.judge import classify_exception, judge_call
+from kernelgenbench.evaluator.precision import precision_policy
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
@@ -422,21 +422,9 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
         out.unlink()  # a fresh run owns its results file
     writer = ResultsWriter(out, on_row)
     results: dict[int, CandidateResult] = {}
-    with _fp32_precision():
+    with precision_policy(allow_tf32=False):  # references are judged in fp32 arithmetic
         _run_all(config, device, writer, by_id, cands, done, results)
     return [results[i] for i in sorted(results)]
-
-
-@contextlib.contextmanager
-def _fp32_precision() -> Iterator[None]:
-    """References run with TF32 off, so fp32 tasks are judged against fp32 arithmetic."""
-    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    try:
-        yield
-    finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
 def _run_all(config: EvalConfig, device: str, writer: ResultsWriter, by_id: dict[str, Task], cands: list[Candidate],
