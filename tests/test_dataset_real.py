@@ -5,18 +5,18 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from vllm_sources import sdist_tarball
 
 import kernelgenbench
 from kernelgenbench.dataset.build import build_dataset
 from kernelgenbench.dataset.prompt import build_prompt
 from kernelgenbench.dataset.record import canonical_json
-from kernelgenbench.errors import BuildFailed
+from kernelgenbench.errors import BuildFailed, NetworkUnavailable
 
 
 def _extract(args: list[str], out: Path) -> tuple[Path, dict[str, dict]]:
@@ -26,10 +26,6 @@ def _extract(args: list[str], out: Path) -> tuple[Path, dict[str, dict]]:
     assert proc.returncode == 0, proc.stderr[-2000:]
     records = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
     return out, {r["id"]: r for r in records}
-
-
-def _cache() -> Path:
-    return Path(os.environ.get("KGB_CACHE_DIR") or Path.home() / ".cache" / "kernelgenbench")
 
 
 @pytest.fixture(scope="module")
@@ -79,17 +75,19 @@ def test_a_broken_real_record_fails_the_build_with_its_id(aten_records: tuple[Pa
 
 @pytest.fixture(scope="module")
 def cublas_records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
-    if not (_cache() / "cublas" / "12.4" / "include" / "cublas_api.h").is_file():
-        pytest.skip("cuBLAS 12.4 headers are not cached (tests do not download); run `kgb-extract cublas` once")
+    from kernelgenbench.extractors.cublas.headers import fetch
+
+    try:
+        fetch("12.4")  # cached after the first download
+    except NetworkUnavailable as exc:
+        pytest.skip(f"cuBLAS 12.4 header not cached and the package index is unreachable: {exc}")
     out = tmp_path_factory.mktemp("real-cublas") / "cublas.jsonl"
     return _extract(["cublas", "--version", "12.4", "--only-curated"], out)
 
 
 @pytest.fixture(scope="module")
 def vllm_records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
-    sdist = _cache() / "vllm-sdist" / "vllm-0.13.0.tar.gz"
-    if not sdist.is_file():
-        pytest.skip("the vLLM 0.13.0 sdist is not cached (tests do not download); run `kgb-extract vllm` once")
+    sdist = sdist_tarball("0.13.0")
     out = tmp_path_factory.mktemp("real-vllm") / "vllm.jsonl"
     return _extract(["vllm", "--source", str(sdist), "--no-progress"], out)
 

@@ -12,8 +12,6 @@ import importlib
 import inspect
 import itertools
 import json
-import os
-import tarfile
 import time
 from importlib import resources
 from pathlib import Path
@@ -21,6 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
+from vllm_sources import unpack
 
 _FILE = "vllm_curated_attention.yaml"
 _BINDINGS = ("csrc/torch_bindings.cpp",)
@@ -107,24 +106,11 @@ def test_cost_expressions_evaluate(name):
     assert cost["bytes"] <= 2 * total, (name, cost, total)  # at most every argument read and written once
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("KGB_CACHE_DIR") or Path.home() / ".cache" / "kernelgenbench")
-
-
 @pytest.fixture(scope="module")
 def vllm_013(tmp_path_factory) -> Path:
     """A v0.13.0 tree (csrc/torch_bindings.cpp, csrc/cache_kernels' bindings, tests/) from the cached sdist."""
-    sdist = _cache_dir() / "vllm-sdist" / "vllm-0.13.0.tar.gz"
-    if not sdist.is_file():
-        pytest.skip(f"vLLM 0.13.0 source distribution not cached at {sdist} (the vLLM extractor tests fetch it)")
-    root = tmp_path_factory.mktemp("vllm-0.13.0")
-    with tarfile.open(sdist) as tar:
-        for m in tar:
-            rel = m.name.split("/", 1)[1] if "/" in m.name else ""
-            if m.isfile() and (rel.startswith("tests/") and rel.endswith(".py") or rel in _BINDINGS):
-                m.name = rel
-                tar.extract(m, root, filter="data")
-    return root
+    return unpack("0.13.0", tmp_path_factory.mktemp("vllm-0.13.0"),
+                  lambda rel: rel.startswith("tests/") and rel.endswith(".py") or rel in _BINDINGS)
 
 
 def test_schemas_are_the_registered_ones(vllm_013):

@@ -7,13 +7,12 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
-import tarfile
 from importlib import resources
 from pathlib import Path
 
 import pytest
 import yaml
+from vllm_sources import unpack
 
 from kernelgenbench.reference_impls import vllm_misc, vllm_moe, vllm_norm, vllm_quant_act, vllm_rope
 
@@ -28,24 +27,11 @@ _SIZES = {"num_tokens", "hidden_size", "seq_len", "batch_size", "vocab_size", "n
           "shape"}
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("KGB_CACHE_DIR") or Path.home() / ".cache" / "kernelgenbench")
-
-
 @pytest.fixture(scope="module")
 def vllm_013(tmp_path_factory) -> Path:
     """A v0.13.0 tree with csrc/**/torch_bindings.cpp and tests/ taken from the cached source distribution."""
-    sdist = _cache_dir() / "vllm-sdist" / "vllm-0.13.0.tar.gz"
-    if not sdist.is_file():
-        pytest.skip(f"vLLM 0.13.0 source distribution not cached at {sdist} (the vLLM extractor tests fetch it)")
-    root = tmp_path_factory.mktemp("vllm-0.13.0")
-    with tarfile.open(sdist) as tar:
-        for m in tar:
-            rel = m.name.split("/", 1)[1] if "/" in m.name else ""
-            if m.isfile() and (rel.startswith("tests/") and rel.endswith(".py") or rel in _BINDINGS):
-                m.name = rel
-                tar.extract(m, root, filter="data")
-    return root
+    return unpack("0.13.0", tmp_path_factory.mktemp("vllm-0.13.0"),
+                  lambda rel: rel.startswith("tests/") and rel.endswith(".py") or rel in _BINDINGS)
 
 
 def _entries() -> dict:

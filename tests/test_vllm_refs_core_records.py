@@ -3,14 +3,12 @@ and the embedded reference runs on every correctness workload through the evalua
 
 from __future__ import annotations
 
-import os
-import tarfile
 from importlib import resources
-from pathlib import Path
 
 import pytest
 import torch
 import yaml
+from vllm_sources import code_and_tests, unpack
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.dataset.schema import record_errors
@@ -28,18 +26,7 @@ def _core_ops() -> dict:
 @pytest.fixture(scope="module")
 def extraction(tmp_path_factory):
     """The extractor's run over csrc/, vllm/_custom_ops.py and tests/ of the cached 0.13.0 sdist."""
-    cache = Path(os.environ.get("KGB_CACHE_DIR") or Path.home() / ".cache" / "kernelgenbench")
-    sdist = cache / "vllm-sdist" / "vllm-0.13.0.tar.gz"
-    if not sdist.is_file():
-        pytest.skip(f"vLLM 0.13.0 source distribution not cached at {sdist} (the vLLM extractor tests fetch it)")
-    root = tmp_path_factory.mktemp("vllm-0.13.0-full")
-    with tarfile.open(sdist) as tar:
-        for m in tar:
-            rel = m.name.split("/", 1)[1] if "/" in m.name else ""
-            if m.isfile() and (rel.startswith("csrc/") or rel == "vllm/_custom_ops.py"
-                               or rel.startswith("tests/") and rel.endswith(".py")):
-                m.name = rel
-                tar.extract(m, root, filter="data")
+    root = unpack("0.13.0", tmp_path_factory.mktemp("vllm-0.13.0-full"), code_and_tests)
     return extract_mod.extract(root, records_mod.SourceInfo("0.13.0", None))
 
 

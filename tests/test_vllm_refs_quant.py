@@ -486,18 +486,11 @@ IQ_TYPES = [16, 17, 18, 19, 20, 21, 22, 23, 29]
 
 
 def _ggml_common_tables() -> dict[str, list[int]]:
-    import os
     import re
-    import tarfile
-    from pathlib import Path
 
-    cache = Path(os.environ.get("KGB_CACHE_DIR", Path.home() / ".cache" / "kernelgenbench"))
-    sdist = cache / "vllm-sdist" / "vllm-0.13.0.tar.gz"
-    if not sdist.exists():
-        pytest.skip(f"{sdist} not downloaded")
-    with tarfile.open(sdist) as tar:
-        name = next(n for n in tar.getnames() if n.endswith("csrc/quantization/gguf/ggml-common.h"))
-        src = tar.extractfile(name).read().decode()
+    from vllm_sources import read_member
+
+    src = read_member("0.13.0", "csrc/quantization/gguf/ggml-common.h")
     tables = {}
     for t in ("iq2xxs_grid", "iq2xs_grid", "iq2s_grid", "iq3xxs_grid", "iq3xs_grid", "iq1s_grid_gpu",
               "ksigns_iq2xs", "kvalues_iq4nl"):

@@ -278,9 +278,19 @@ def download_sdist(version: str, cache: Path) -> tuple[Path, bool]:
             raise NetworkUnavailable(f"pip download vllm=={version} timed out") from None
         got = sorted(Path(tmp).glob("vllm-*.tar.gz"))
         if res.returncode != 0 or not got:
-            raise NetworkUnavailable(f"pip download vllm=={version} failed: {_first_line(res.stderr or res.stdout)}")
+            raise _download_error(version, res.stderr or res.stdout)
         shutil.move(str(got[0]), dest)
     return dest, True
+
+
+def _download_error(version: str, output: str) -> KgbError:
+    """Why `pip download` failed: a missing build tool is a setup problem, not an unreachable index."""
+    missing = re.search(r"No module named '([\w.]+)'", output)
+    if missing:
+        pkg = missing.group(1).split(".")[0].replace("_", "-")
+        return KgbError(f"pip download vllm=={version} could not prepare vLLM's metadata: {pkg} is not installed "
+                        f"in this environment; `pip install {pkg}` (kernelgenbench depends on it: reinstall it)")
+    return NetworkUnavailable(f"pip download vllm=={version} failed: {_first_line(output)}")
 
 
 def resolve_rev(rev: str, repo_url: str = DEFAULT_REPO_URL, cache: Path | None = None) -> ResolvedSource:
