@@ -27,13 +27,21 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         tasks: Annotated[list[str] | None, typer.Option(
             "--tasks", help="Only these task ids (repeat the option or separate with commas).")] = None,
         device: Annotated[str, typer.Option(
-            "--device", help="auto (the accelerator, else CPU through Triton's interpreter), cuda, cuda:1, "
-                             "xpu, npu, cpu, ...")] = "auto",
+            "--device", help="auto (every visible accelerator, else CPU through Triton's interpreter), cuda "
+                             "(every CUDA/ROCm GPU), cuda:1, cuda:0,cuda:2, xpu, npu, cpu, ...")] = "auto",
         out: Annotated[Path, typer.Option("--out", help="Results JSONL, appended as results arrive.")] = Path(
             "results.jsonl"),
         resume: Annotated[bool, typer.Option(
             "--resume", help="Skip candidates whose result is already in --out.")] = False,
-        workers: Annotated[int, typer.Option("--workers", min=1, help="Candidates evaluated in parallel.")] = 1,
+        workers: Annotated[int, typer.Option(
+            "--workers", min=0, help="Candidates evaluated in parallel; 0: two per accelerator (one is checked and "
+                                     "compiled while another is timed alone), one on CPU.")] = 0,
+        reps: Annotated[int | None, typer.Option(
+            "--reps", min=1, help="Timed repetitions per performance workload (default 50).")] = None,
+        graph: Annotated[bool, typer.Option(
+            "--graph", help="Time through CUDA-graph replay (for launch-bound kernels); baselines likewise.")] = False,
+        compile_baseline: Annotated[bool, typer.Option(
+            "--compile-baseline", help="Also time torch.compile of the reference as a baseline.")] = False,
         rounds: Annotated[int, typer.Option("--rounds", min=1, help="Fresh-input rounds per workload.")] = 3,
         seed: Annotated[int, typer.Option("--seed", help="Base seed of every round's inputs.")] = 0,
         timeout: Annotated[float | None, typer.Option(
@@ -54,6 +62,8 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             solutions, dataset=dataset, config=config, split=split, revision=revision, task_ids=ids or None,
             device=device, rounds=rounds, seed=seed, workers=workers, out=out, resume=resume,
             call_timeout_s=timeout, memory_cap_bytes=int(memory_gib * (1 << 30)) if memory_gib else None,
+            timing={**({"reps": reps} if reps else {}), **({"graph": True} if graph else {})},
+            compile_baseline=compile_baseline,
         )
         if not quiet:
             for r in results:

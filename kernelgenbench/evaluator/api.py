@@ -64,12 +64,13 @@ def evaluate(
     device: str = "auto",
     rounds: int = 3,
     seed: int = 0,
-    workers: int = 1,
+    workers: int = 0,
     out: str | Path | None = None,
     resume: bool = False,
     call_timeout_s: float | None = None,
     memory_cap_bytes: int | None = None,
     timing: Mapping[str, Any] | None = None,
+    compile_baseline: bool = False,
 ) -> list[CandidateResult]:
     """Score candidate kernels on tasks; one typed result per candidate (with per-workload results)."""
     all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
@@ -81,7 +82,8 @@ def evaluate(
             raise DatasetError(f"unknown task id(s) {sorted(unknown)}; check --tasks against the dataset")
         all_tasks = [t for t in all_tasks if t.id in wanted]
         cands = [c for c in cands if c.task_id in wanted]
-    overrides: dict[str, Any] = {"device": device, "rounds": rounds, "seed": seed, "workers": workers}
+    overrides: dict[str, Any] = {"device": device, "rounds": rounds, "seed": seed, "workers": workers,
+                                 "compile_baseline": compile_baseline}
     if call_timeout_s is not None:
         overrides["call_timeout_s"] = call_timeout_s
     if memory_cap_bytes is not None:

@@ -58,12 +58,43 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         acc = accelerator_type()
         return f"{acc}:0" if acc and acc != "mps" else (acc or "cpu")
-    kind = torch.device(device).type
-    if kind != "cpu":
-        mod = getattr(torch, kind, None)
+    try:
+        dev = torch.device(device)
+    except RuntimeError:
+        raise KgbError(f"device {device!r} is not a device name; use auto, cpu, cuda, cuda:1, xpu:0, ...") from None
+    if dev.type != "cpu":
+        mod = getattr(torch, dev.type, None)
         if mod is None or not getattr(mod, "is_available", lambda: False)():
             raise KgbError(f"device {device!r} is not available here; use --device auto or --device cpu")
+        if dev.index is not None and dev.index >= device_count(dev.type):
+            raise KgbError(f"device {device!r} is not available here: {device_count(dev.type)} {dev.type} "
+                           f"device(s) visible; use --device {dev.type} for all of them")
     return device
+
+
+def device_count(kind: str) -> int:
+    """How many devices of a torch device type are visible (1 for cpu)."""
+    if kind == "cpu":
+        return 1
+    mod = getattr(torch, kind, None)
+    count = getattr(mod, "device_count", None)
+    return int(count()) if count is not None else 1
+
+
+def resolve_devices(spec: str) -> list[str]:
+    """The devices of a run: 'auto' or a bare type ('cuda') is every visible device of that type, one
+    worker pool over all of them; 'cuda:1' or 'cuda:0,cuda:2' names them; 'cpu' is the interpreter."""
+    names = [s.strip() for s in spec.split(",") if s.strip()] or ["auto"]
+    if names == ["auto"]:
+        names = [accelerator_type() or "cpu"]
+    out: list[str] = []
+    for name in names:
+        if ":" in name or name in ("cpu", "mps"):
+            out.append(resolve_device(name))
+            continue
+        resolve_device(f"{name}:0")  # checks the type is available
+        out.extend(f"{name}:{i}" for i in range(device_count(name)))
+    return list(dict.fromkeys(out))
 
 
 def _driver(kind: str) -> str:

@@ -25,6 +25,7 @@ import torch
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.errors import DatasetError
 from kernelgenbench.evaluator import platform as platform_mod
+from kernelgenbench.evaluator.devices import DevicePool
 from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
 from kernelgenbench.evaluator.judge import classify_exception, judge_call
 from kernelgenbench.evaluator.precision import precision_policy
@@ -32,6 +33,7 @@ from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
+from kernelgenbench.evaluator.timing import TimingConfig
 from kernelgenbench.evaluator.transfer import clone_tree, dumps, loads, move_tree
 
 CPU_TIMING = {"available": False, "reason": "no accelerator: correctness only (Triton interpreter)"}
@@ -55,10 +57,11 @@ class EvalConfig:
     timing_timeout_s: float = 600.0
     memory_cap_bytes: int = 8 << 30  # host address space per worker on CPU
     device_memory_fraction: float | None = None  # per worker on an accelerator; default 0.9 / workers
-    workers: int = 1
+    workers: int = 1  # 0: automatic (two per device on accelerators, capped by the CPU count; one on CPU)
     start_method: str = "forkserver"
     time_performance: bool = True
-    timing: dict[str, Any] = field(default_factory=dict)  # TimingConfig overrides
+    timing: dict[str, Any] = field(default_factory=dict)  # TimingConfig overrides (candidate and baselines alike)
+    compile_baseline: bool = False  # also time torch.compile of the reference
 
 
 @dataclass(frozen=True)
@@ -211,25 +214,36 @@ def _to_cpu(value: Any) -> Any:
     return move_tree(value, "cpu")
 
 
-class _Context:
-    """Shared state of one run: config, platform, writer, locks, reference cache."""
+def _platform_row(device: str) -> dict[str, Any]:
+    info = platform_mod.detect(device).to_dict()
+    info["precision"] = {"reference_tf32": False}
+    if info["interpreter"]:
+        info["caveats"] = list(INTERPRETER_CAVEATS)
+    return info
 
-    def __init__(self, config: EvalConfig, device: str, writer: ResultsWriter, workdir: Path) -> None:
+
+def _on_cpu(device: str) -> bool:
+    return torch.device(device).type == "cpu"
+
+
+class _Context:
+    """Shared state of one run: config, devices and their locks, platforms, writer, reference cache."""
+
+    def __init__(self, config: EvalConfig, devices: Sequence[str], writer: ResultsWriter, workdir: Path) -> None:
         self.config = config
-        self.device = device
+        self.pool = DevicePool(devices)
         self.writer = writer
         self.workdir = workdir
-        self.platform = platform_mod.detect(device).to_dict()
-        self.platform["precision"] = {"reference_tf32": False}
-        if self.platform["interpreter"]:
-            self.platform["caveats"] = list(INTERPRETER_CAVEATS)
-        self.timing_lock = threading.Lock()
+        self.platforms = {d: _platform_row(d) for d in self.pool.devices}
         self._refs: dict[str, Any] = {}
         self._ref_lock = threading.Lock()
 
-    @property
-    def on_cpu(self) -> bool:
-        return torch.device(self.device).type == "cpu"
+    def memory_fraction(self) -> float:
+        """Each worker's share of its device's memory: the device is shared by the workers placed on it."""
+        if self.config.device_memory_fraction:
+            return self.config.device_memory_fraction
+        per_device = -(-max(1, self.config.workers) // len(self.pool.devices))
+        return 0.9 / per_device
 
     def reference(self, task: Task) -> Any:
         with self._ref_lock:
@@ -253,7 +267,18 @@ def _import_verdict(reply: Reply) -> Verdict:
     return Verdict(Status.PASSED)
 
 
-def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker) -> WorkloadResult:
+def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
+                  device: str) -> WorkloadResult:
+    with ctx.pool.locks[device].shared():
+        result, last_args, last_ref = _check_workload(ctx, task, cand, w, worker, device)
+    if result.status is Status.PASSED and w.purpose == "performance" and ctx.config.time_performance:
+        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref, device)
+    return result
+
+
+def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
+                    device: str) -> tuple[WorkloadResult, dict[str, Any], Any]:
+    """Every correctness round of one workload; the result, and the last round's inputs and reference output."""
     cfg = ctx.config
     ref_fn = ctx.reference(task)
     stats: dict[str, float] = {}
@@ -263,7 +288,7 @@ def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worke
     for r in range(cfg.rounds):
         seed = seed_for(cfg.seed, task.id, w.id, r)
         try:
-            args = make_args(task, w, seed=seed, device=ctx.device)
+            args = make_args(task, w, seed=seed, device=device)
             _poison_(args, task)
             pristine = _to_cpu(args)
             ref_args = clone_tree(args)
@@ -272,13 +297,13 @@ def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worke
             ref_ret = ref_fn(*pos, **kw)
         except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
             return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
-                                  evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500])
+                                  evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
         ref_ret_cpu, ref_args_cpu = _to_cpu(ref_ret), _to_cpu(ref_args)
         reply = worker.request({"op": "call", "args": dumps(pristine)}, cfg.call_timeout_s)
         if reply.kind in ("timeout", "crashed", "protocol_error"):
             status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
             return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
-                                  evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}")
+                                  evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}"), {}, None
         cand_out = None
         if reply.payload is not None:
             try:
@@ -286,32 +311,30 @@ def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worke
             except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                 cand_out = None
         verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret_cpu, ref_args=ref_args_cpu,
-                                pristine=pristine, device=ctx.device)
+                                pristine=pristine, device=device)
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:
             if verdict.status is Status.CRASHED:
                 worker.kill()  # a device error poisons the context: nothing after it can be trusted
-            note = interpreter_note(verdict, pristine) if ctx.on_cpu else ""
+            note = interpreter_note(verdict, pristine) if _on_cpu(device) else ""
             return WorkloadResult(**base, status=verdict.status, rounds=r + 1,
                                   evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
-                                  log_excerpt=worker.log_tail())
+                                  log_excerpt=worker.log_tail()), {}, None
         last_args, last_ref = args, ref_ret
     result = WorkloadResult(**base, status=Status.PASSED, rounds=cfg.rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"))
-    if w.purpose == "performance" and cfg.time_performance:
-        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref)
-    return result
+    return result, last_args, last_ref
 
 
 def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
-                   args: dict[str, Any], ref_out: Any) -> WorkloadResult:
-    if ctx.on_cpu:
+                   args: dict[str, Any], ref_out: Any, device: str) -> WorkloadResult:
+    if _on_cpu(device):
         return replace(result, timing=dict(CPU_TIMING))
     cfg = ctx.config
     seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
-    with ctx.timing_lock:
+    with ctx.pool.locks[device].exclusive():  # nothing else runs on this device while it is timed
         reply = worker.request({"op": "time", "workload_id": w.id, "seeds": seeds, "config": cfg.timing},
                                cfg.timing_timeout_s)
         if reply.kind != "timing":
@@ -320,9 +343,11 @@ def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, resul
         if reply.header.get("tampering"):
             return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
         timing = reply.header.get("timing")
+        # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not).
         baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
-                                   device=ctx.device, seed=seeds[0])
-        sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out, device=ctx.device)
+                                   device=device, seed=seeds[0], config=TimingConfig(**cfg.timing),
+                                   compile_ref=cfg.compile_baseline)
+        sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out, device=device)
     return replace(result, timing=timing, baselines=baselines, sol=sol)
 
 
@@ -342,10 +367,16 @@ def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[st
 
 
 def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateResult:
-    """All workloads of one candidate, in its own worker; rows are written as they are known."""
+    """All workloads of one candidate, in its own worker on the least busy device; rows written as known."""
+    with ctx.pool.checkout() as device:
+        return _evaluate_on(ctx, task, cand, device)
+
+
+def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> CandidateResult:
     t0 = time.perf_counter()
+    platform = ctx.platforms[device]
     meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "model": cand.model,
-            "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": ctx.platform}
+            "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform}
 
     def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "") -> CandidateResult:
         res = CandidateResult(**meta, status=status, evidence=evidence, workloads=tuple(workloads),
@@ -362,13 +393,13 @@ def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateR
     code_path = ctx.workdir / f"kgb_candidate_{tag}.py"
     code_path.write_text(cand.code)
     setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
-             "entry_point": task.entry_point, "device": ctx.device, "record": task.to_dict(),
-             "memory_cap_bytes": ctx.config.memory_cap_bytes,
-             "device_memory_fraction": ctx.config.device_memory_fraction or 0.9 / max(1, ctx.config.workers)}
-    worker = Worker(setup, start_method=ctx.config.start_method)
+             "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
+             "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction()}
     results: list[WorkloadResult] = []
-    try:
+    with ctx.pool.locks[device].shared():  # a candidate may launch kernels as it is imported
+        worker = Worker(setup, start_method=ctx.config.start_method)
         ready = worker.receive(ctx.config.import_timeout_s)
+    try:
         v = _import_verdict(ready)
         if not v.passed:
             return finish(v.status, v.evidence, log=ready.log_tail or worker.log_tail())
@@ -378,15 +409,15 @@ def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateR
             base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
             if dead is not None:
                 res = WorkloadResult(**base, status=Status.SKIPPED, evidence=dead)
-            elif w.purpose == "performance" and ctx.on_cpu:
+            elif w.purpose == "performance" and _on_cpu(device):
                 res = WorkloadResult(**base, status=Status.SKIPPED, timing=dict(CPU_TIMING),
                                      evidence="performance workload: not run on CPU (Triton interpreter)")
             else:
-                res = _run_workload(ctx, task, cand, w, worker)
+                res = _run_workload(ctx, task, cand, w, worker, device)
                 if not worker.alive:
                     dead = f"not run: the worker died on workload {w.id} ({res.status.value})"
             results.append(res)
-            ctx.writer.write(res.to_row(ctx.platform))
+            ctx.writer.write(res.to_row(platform))
         failed = next((r for r in results if r.status not in (Status.PASSED, Status.SKIPPED)), None)
         if failed is not None:
             return finish(failed.status, f"workload {failed.workload_id}: {failed.evidence}", results, failed.log_excerpt)
@@ -416,29 +447,32 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
     """Evaluate every candidate against its task; results in candidate order (resumed ones read back)."""
     by_id = {t.id: t for t in tasks}
     cands = list(candidates)
-    device = platform_mod.resolve_device(config.device)
+    devices = platform_mod.resolve_devices(config.device)
+    if config.workers <= 0:
+        config = replace(config, workers=auto_workers(devices))
     done = finished(out) if (resume and out is not None) else {}
     if out is not None and not resume and out.exists():
         out.unlink()  # a fresh run owns its results file
     writer = ResultsWriter(out, on_row)
     results: dict[int, CandidateResult] = {}
     with precision_policy(allow_tf32=False):  # references are judged in fp32 arithmetic
-        _run_all(config, device, writer, by_id, cands, done, results)
+        _run_all(config, devices, writer, by_id, cands, done, results)
     return [results[i] for i in sorted(results)]
 
 
-def _run_all(config: EvalConfig, device: str, writer: ResultsWriter, by_id: dict[str, Task], cands: list[Candidate],
+def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_id: dict[str, Task], cands: list[Candidate],
              done: dict[tuple[str, str], dict[str, Any]], results: dict[int, CandidateResult]) -> None:
     todo: list[tuple[int, Task, Candidate]] = []
     with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp:
-        ctx = _Context(config, device, writer, Path(tmp))
+        ctx = _Context(config, devices, writer, Path(tmp))
         for i, c in enumerate(cands):
             if (c.task_id, c.candidate_id) in done:
                 results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])
             elif c.task_id not in by_id:
                 res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
                                       status=Status.NO_REFERENCE, evidence="no such task in the dataset",
-                                      model=c.model, method=c.method, tokens=c.tokens, platform=ctx.platform)
+                                      model=c.model, method=c.method, tokens=c.tokens,
+                                      platform=ctx.platforms[ctx.pool.devices[0]])
                 writer.write(res.to_row())
                 results[i] = res
             else:
@@ -453,6 +487,9 @@ def _run_all(config: EvalConfig, device: str, writer: ResultsWriter, by_id: dict
                     results[i] = f.result()
 
 
-def default_workers() -> int:
-    """Parallel workers by default: the CPU count, capped at 4 (each worker holds a Triton runtime)."""
-    return max(1, min(4, os.cpu_count() or 1))
+def auto_workers(devices: Sequence[str]) -> int:
+    """Workers when none are asked for: on accelerators two per device (one compiles and checks while the
+    other's candidate is timed), capped by the CPU count but never below one per device; one on CPU."""
+    if all(_on_cpu(d) for d in devices):
+        return 1
+    return max(len(devices), min(2 * len(devices), os.cpu_count() or 1))
