@@ -48,7 +48,7 @@ def one_candidate(task_id: str, repeats: int, rounds: int) -> dict:
         wall = time.perf_counter() - t0
         kern = _kernel_seconds(res, rounds, timing["warmup"], timing["reps"])
         runs.append({"run": i, "status": res.status.value, "wall_s": wall, "candidate_elapsed_s": res.elapsed_s,
-                     "kernel_s": kern, "overhead_s": res.elapsed_s - kern,
+                     "kernel_s": kern, "overhead_s": res.elapsed_s - kern, "phases_s": res.phases_s,
                      "workloads": len(res.workloads),
                      "performance_medians_us": [w.timing.get("median_us") for w in res.workloads
                                                 if w.purpose == "performance" and w.timing]})
@@ -56,11 +56,12 @@ def one_candidate(task_id: str, repeats: int, rounds: int) -> dict:
     return {"task_id": task_id, "rounds": rounds, "runs": runs, "warm_overhead_median_s": statistics.median(warm)}
 
 
-def whole_config(rounds: int) -> dict:
-    """Every example, 1 worker vs automatic workers (caches warm from a first pass)."""
+def whole_config(rounds: int, warm: bool) -> dict:
+    """Every example, 1 worker vs automatic workers (caches warm: from a first pass, or an earlier run)."""
     import kernelgenbench
 
-    kernelgenbench.evaluate(SOLUTIONS, dataset=TASKS, device="auto", rounds=rounds, workers=1)  # warm caches
+    if warm:
+        kernelgenbench.evaluate(SOLUTIONS, dataset=TASKS, device="auto", rounds=rounds, workers=1)
     out = {}
     for label, workers in (("workers=1", 1), ("workers=auto", 0)):
         t0 = time.perf_counter()
@@ -78,6 +79,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--skip-config", action="store_true", help="only the one-candidate part")
+    ap.add_argument("--no-warm", action="store_true",
+                    help="skip the warming pass (Triton's and the baselines' caches are already warm)")
     args = ap.parse_args()
     import torch
 
@@ -88,16 +91,17 @@ def main() -> None:
                                                                      range(max(1, torch.cuda.device_count()))])}
     rows["one_candidate"] = one_candidate(args.task, args.repeats, args.rounds)
     if not args.skip_config:
-        rows["whole_config"] = whole_config(args.rounds)
+        rows["whole_config"] = whole_config(args.rounds, warm=not args.no_warm)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "bench_eval_overhead.json").write_text(json.dumps(rows, indent=1))
     oc = rows["one_candidate"]
     print(f"device: {rows['device']}  torch {rows['torch']}")
     print(f"{oc['task_id']} ({oc['runs'][0]['workloads']} workloads, {oc['rounds']} rounds each)")
-    print(f"{'run':>4} {'status':>8} {'wall s':>8} {'cand s':>8} {'kernel s':>9} {'overhead s':>11}")
+    print(f"{'run':>4} {'status':>8} {'wall s':>8} {'cand s':>8} {'kernel s':>9} {'overhead s':>11}  phases (s)")
     for r in oc["runs"]:
+        phases = " ".join(f"{k}={v:.2f}" for k, v in r["phases_s"].items())
         print(f"{r['run']:>4} {r['status']:>8} {r['wall_s']:8.3f} {r['candidate_elapsed_s']:8.3f} "
-              f"{r['kernel_s']:9.4f} {r['overhead_s']:11.3f}")
+              f"{r['kernel_s']:9.4f} {r['overhead_s']:11.3f}  {phases}")
     print(f"warm overhead per candidate (median): {oc['warm_overhead_median_s']:.3f} s  (target < 1 s)")
     if "whole_config" in rows:
         wc = rows["whole_config"]

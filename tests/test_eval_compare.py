@@ -139,3 +139,30 @@ def test_flatten_paths_and_default_tolerance():
     assert [p for p, _ in flatten((t, [t, t]), "return")] == ["return[0]", "return[1][0]", "return[1][1]"]
     assert tolerance_for(torch.bfloat16, {}).rtol == 1.6e-2
     assert tolerance_for(torch.float32, TOL) is TOL["float32"]
+
+
+def test_a_view_op_must_return_a_view_of_its_input():
+    # The judge sees the reference's outputs and arguments as they are on the device, so a reference output
+    # that is a view of an argument is recognised as one, and a candidate's fresh copy is caught.
+    import dataclasses
+    import json
+
+    from eval_helpers import EXAMPLE_TASKS
+
+    from kernelgenbench.dataset.record import Task
+    from kernelgenbench.evaluator.judge import judge_call
+
+    row = next(json.loads(line) for line in EXAMPLE_TASKS.read_text().splitlines() if '"aten/add.Tensor"' in line)
+    task = dataclasses.replace(Task.from_dict(row), semantics="view")
+    x = torch.randn(3, 4)
+    args = {"self": x, "other": torch.randn(3, 4)}
+    ref = x.t()
+
+    def verdict(out, alias):
+        header = {"event": "result", "launches": 1, "ops": [], "views": [],
+                  "leaves": [{"type": "torch.Tensor", "device": "cpu", "alias": alias}]}
+        cand = {"returns": [out], "args": {k: v.clone() for k, v in args.items()}}
+        return judge_call(task, header, cand, ref_return=ref, ref_args=args, pristine=args, device="cpu")[0]
+
+    assert verdict(x.clone().t(), None).status is Status.INCORRECT_ALIASING
+    assert verdict(x.clone().t(), "self").passed

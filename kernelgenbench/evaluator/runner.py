@@ -8,13 +8,14 @@ are appended to the results file as soon as each is known; `resume` skips candid
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -108,6 +109,7 @@ class CandidateResult:
     elapsed_s: float = 0.0
     log_excerpt: str = ""
     platform: dict[str, Any] = field(default_factory=dict)
+    phases_s: dict[str, float] = field(default_factory=dict)  # where elapsed_s went: start, check, time, ...
 
     @property
     def passed(self) -> bool:
@@ -121,7 +123,8 @@ class CandidateResult:
                 "workloads_run": sum(w.status is not Status.SKIPPED for w in self.workloads),
                 "workloads_passed": sum(w.status is Status.PASSED for w in self.workloads),
                 "model": self.model, "method": self.method, "tokens": self.tokens, "code_sha256": self.code_sha256,
-                "elapsed_s": round(self.elapsed_s, 3), "log_excerpt": self.log_excerpt, "platform": self.platform}
+                "elapsed_s": round(self.elapsed_s, 3), "phases_s": {k: round(v, 3) for k, v in self.phases_s.items()},
+                "log_excerpt": self.log_excerpt, "platform": self.platform}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> CandidateResult:
@@ -130,7 +133,7 @@ class CandidateResult:
                    status=Status(row["status"]), evidence=row.get("evidence", ""), model=row.get("model"),
                    method=row.get("method"), tokens=row.get("tokens"), code_sha256=row.get("code_sha256", ""),
                    elapsed_s=float(row.get("elapsed_s") or 0.0), log_excerpt=row.get("log_excerpt", ""),
-                   platform=row.get("platform") or {})
+                   platform=row.get("platform") or {}, phases_s=dict(row.get("phases_s") or {}))
 
 
 def seed_for(base: int, *parts: object) -> int:
@@ -214,6 +217,16 @@ def _to_cpu(value: Any) -> Any:
     return move_tree(value, "cpu")
 
 
+@contextlib.contextmanager
+def _phase(phases: dict[str, float], name: str) -> Iterator[None]:
+    """Add the block's wall time to phases[name] (the evaluator's own cost, reported per candidate)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        phases[name] = phases.get(name, 0.0) + time.perf_counter() - t0
+
+
 def _platform_row(device: str) -> dict[str, Any]:
     info = platform_mod.detect(device).to_dict()
     info["precision"] = {"reference_tf32": False}
@@ -268,11 +281,11 @@ def _import_verdict(reply: Reply) -> Verdict:
 
 
 def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
-                  device: str) -> WorkloadResult:
-    with ctx.pool.locks[device].shared():
+                  device: str, phases: dict[str, float]) -> WorkloadResult:
+    with ctx.pool.locks[device].shared(), _phase(phases, "check"):
         result, last_args, last_ref = _check_workload(ctx, task, cand, w, worker, device)
     if result.status is Status.PASSED and w.purpose == "performance" and ctx.config.time_performance:
-        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref, device)
+        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref, device, phases)
     return result
 
 
@@ -298,7 +311,6 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
         except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
             return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
                                   evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
-        ref_ret_cpu, ref_args_cpu = _to_cpu(ref_ret), _to_cpu(ref_args)
         reply = worker.request({"op": "call", "args": dumps(pristine)}, cfg.call_timeout_s)
         if reply.kind in ("timeout", "crashed", "protocol_error"):
             status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
@@ -307,17 +319,20 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
         cand_out = None
         if reply.payload is not None:
             try:
-                cand_out = loads(reply.payload)
+                # Judged on the device, where the reference's outputs already are: comparing tens of MB
+                # in float64 there takes milliseconds, against seconds on the host.
+                cand_out = move_tree(loads(reply.payload), device)
             except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                 cand_out = None
-        verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret_cpu, ref_args=ref_args_cpu,
-                                pristine=pristine, device=device)
+        # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
+        verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+                                pristine=args, device=device)
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:
             if verdict.status is Status.CRASHED:
                 worker.kill()  # a device error poisons the context: nothing after it can be trusted
-            note = interpreter_note(verdict, pristine) if _on_cpu(device) else ""
+            note = interpreter_note(verdict, args) if _on_cpu(device) else ""
             return WorkloadResult(**base, status=verdict.status, rounds=r + 1,
                                   evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
@@ -329,14 +344,15 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
 
 
 def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
-                   args: dict[str, Any], ref_out: Any, device: str) -> WorkloadResult:
+                   args: dict[str, Any], ref_out: Any, device: str, phases: dict[str, float]) -> WorkloadResult:
     if _on_cpu(device):
         return replace(result, timing=dict(CPU_TIMING))
     cfg = ctx.config
     seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
     with ctx.pool.locks[device].exclusive():  # nothing else runs on this device while it is timed
-        reply = worker.request({"op": "time", "workload_id": w.id, "seeds": seeds, "config": cfg.timing},
-                               cfg.timing_timeout_s)
+        with _phase(phases, "time"):
+            reply = worker.request({"op": "time", "workload_id": w.id, "seeds": seeds, "config": cfg.timing},
+                                   cfg.timing_timeout_s)
         if reply.kind != "timing":
             return replace(result, timing={"available": False, "reason": f"timing failed: {reply.kind} "
                                            f"{reply.header.get('evidence', '')}"}, log_excerpt=reply.log_tail)
@@ -344,10 +360,13 @@ def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, resul
             return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
         timing = reply.header.get("timing")
         # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not).
-        baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
-                                   device=device, seed=seeds[0], config=TimingConfig(**cfg.timing),
-                                   compile_ref=cfg.compile_baseline)
-        sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out, device=device)
+        with _phase(phases, "baselines"):
+            baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
+                                       device=device, seed=seeds[0], config=TimingConfig(**cfg.timing),
+                                       compile_ref=cfg.compile_baseline)
+        with _phase(phases, "sol"):
+            sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out,
+                                 device=device)
     return replace(result, timing=timing, baselines=baselines, sol=sol)
 
 
@@ -374,13 +393,14 @@ def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateR
 
 def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> CandidateResult:
     t0 = time.perf_counter()
+    phases: dict[str, float] = {}
     platform = ctx.platforms[device]
     meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "model": cand.model,
             "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform}
 
     def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "") -> CandidateResult:
         res = CandidateResult(**meta, status=status, evidence=evidence, workloads=tuple(workloads),
-                              elapsed_s=time.perf_counter() - t0, log_excerpt=log)
+                              elapsed_s=time.perf_counter() - t0, log_excerpt=log, phases_s=phases)
         ctx.writer.write(res.to_row())
         return res
 
@@ -396,7 +416,7 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
              "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
              "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction()}
     results: list[WorkloadResult] = []
-    with ctx.pool.locks[device].shared():  # a candidate may launch kernels as it is imported
+    with ctx.pool.locks[device].shared(), _phase(phases, "start"):  # a candidate may launch kernels at import
         worker = Worker(setup, start_method=ctx.config.start_method)
         ready = worker.receive(ctx.config.import_timeout_s)
     try:
@@ -413,7 +433,7 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
                 res = WorkloadResult(**base, status=Status.SKIPPED, timing=dict(CPU_TIMING),
                                      evidence="performance workload: not run on CPU (Triton interpreter)")
             else:
-                res = _run_workload(ctx, task, cand, w, worker, device)
+                res = _run_workload(ctx, task, cand, w, worker, device, phases)
                 if not worker.alive:
                     dead = f"not run: the worker died on workload {w.id} ({res.status.value})"
             results.append(res)

@@ -33,6 +33,7 @@ class TimingConfig:
     warmup: int = 5
     reps: int = 50
     flush_l2: bool = True
+    flush_mode: str = "read"  # "read": evict by reading (L2 left clean); "write": by writing (left dirty)
     graph: bool = False
     graph_calls: int = 20
     buffer_budget_bytes: int = 8 << 30
@@ -85,26 +86,38 @@ def l2_bytes(device: torch.device) -> int:
         return 64 << 20
 
 
-def _flush_fn(device: torch.device, nbytes: int) -> Callable[[], None]:
-    """A flush that writes every line of a buffer of `nbytes` (>= 2x L2), evicting the candidate's data.
+def _flush_fn(device: torch.device, nbytes: int, mode: str = "read") -> Callable[[], None]:
+    """A flush that touches every line of a buffer of `nbytes` (>= 2x L2), evicting the candidate's data.
 
-    It is a Triton kernel of its own name so that the profiler's records split at it unambiguously, whatever
-    fill or memset kernels the candidate launches itself.
+    By default it reads: the L2 is left full of clean lines, so the timed call pays no write-back of the
+    flush's own data (a writing flush leaves up to an L2 of dirty lines that drain to memory during the
+    next call, adding traffic the candidate never caused). The read cannot be optimised away: a program
+    stores only if its sum hits a value a zero buffer never gives. It is a Triton kernel of its own name
+    so that the profiler's records split at it unambiguously, whatever kernels the candidate launches.
     """
     import triton
     import triton.language as tl
 
     @triton.jit
-    def kgb_l2_flush(ptr, n, BLOCK: tl.constexpr):
+    def kgb_l2_flush(ptr, sink, n, WRITE: tl.constexpr, BLOCK: tl.constexpr):
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(ptr + offs, 7, mask=offs < n)
+        mask = offs < n
+        if WRITE:
+            tl.store(ptr + offs, 7, mask=mask)
+        else:
+            total = tl.sum(tl.load(ptr + offs, mask=mask, other=0), axis=0)
+            if total == 123456789:
+                tl.store(sink + tl.program_id(0), total)
 
-    buf = torch.empty(nbytes // 4, dtype=torch.int32, device=device)
+    if mode not in ("read", "write"):
+        raise ValueError(f"flush_mode must be 'read' or 'write', not {mode!r}")
+    buf = torch.zeros(nbytes // 4, dtype=torch.int32, device=device)
     n, block = buf.numel(), 4096
     grid = (triton.cdiv(n, block),)
+    sink = torch.zeros(grid[0], dtype=torch.int32, device=device)
 
     def flush() -> None:
-        kgb_l2_flush[grid](buf, n, BLOCK=block)
+        kgb_l2_flush[grid](buf, sink, n, WRITE=mode == "write", BLOCK=block)
 
     return flush
 
@@ -262,7 +275,7 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     want = config.reps + config.warmup + (max(2 * config.graph_calls, 256) if config.graph else 0)
     sets = fresh_arg_sets(base, want, config.buffer_budget_bytes)
     flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
-    flush = _flush_fn(dev, flush_bytes) if flush_bytes else None
+    flush = _flush_fn(dev, flush_bytes, config.flush_mode) if flush_bytes else None
 
     for i in range(config.warmup):
         a, kw = sets[i % len(sets)]
