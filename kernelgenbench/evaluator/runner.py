@@ -35,7 +35,7 @@ from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
-from kernelgenbench.evaluator.transfer import clone_tree, dumps, loads, move_tree
+from kernelgenbench.evaluator.transfer import clone_tree, move_tree, transfer_dir
 
 CPU_TIMING = {"available": False, "reason": "no accelerator: correctness only (Triton interpreter)"}
 INTERPRETER_CAVEATS = (
@@ -51,7 +51,8 @@ class EvalConfig:
     """How to evaluate: device, rounds, seeds, isolation limits and timing."""
 
     device: str = "auto"
-    rounds: int = 3
+    rounds: int = 3  # fresh-input rounds of every correctness workload
+    performance_rounds: int = 1  # checked rounds of a performance workload before it is timed
     seed: int = 0
     import_timeout_s: float = 180.0
     call_timeout_s: float = 120.0
@@ -213,10 +214,6 @@ def interpreter_note(verdict: Verdict, args: dict[str, Any]) -> str:
     return ""
 
 
-def _to_cpu(value: Any) -> Any:
-    return move_tree(value, "cpu")
-
-
 @contextlib.contextmanager
 def _phase(phases: dict[str, float], name: str) -> Iterator[None]:
     """Add the block's wall time to phases[name] (the evaluator's own cost, reported per candidate)."""
@@ -242,11 +239,13 @@ def _on_cpu(device: str) -> bool:
 class _Context:
     """Shared state of one run: config, devices and their locks, platforms, writer, reference cache."""
 
-    def __init__(self, config: EvalConfig, devices: Sequence[str], writer: ResultsWriter, workdir: Path) -> None:
+    def __init__(self, config: EvalConfig, devices: Sequence[str], writer: ResultsWriter, workdir: Path,
+                 xfer: Path) -> None:
         self.config = config
         self.pool = DevicePool(devices)
         self.writer = writer
         self.workdir = workdir
+        self.xfer = xfer  # where arguments and outputs travel between the evaluator and its workers
         self.platforms = {d: _platform_row(d) for d in self.pool.devices}
         self._refs: dict[str, Any] = {}
         self._ref_lock = threading.Lock()
@@ -298,12 +297,12 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
     last_args: dict[str, Any] = {}
     last_ref: Any = None
     base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
-    for r in range(cfg.rounds):
+    rounds = cfg.rounds if w.purpose == "correctness" else max(1, min(cfg.rounds, cfg.performance_rounds))
+    for r in range(rounds):
         seed = seed_for(cfg.seed, task.id, w.id, r)
         try:
             args = make_args(task, w, seed=seed, device=device)
             _poison_(args, task)
-            pristine = _to_cpu(args)
             ref_args = clone_tree(args)
             torch.manual_seed(seed)
             pos, kw = split_call_args(task, ref_args)
@@ -311,7 +310,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
         except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
             return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
                                   evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
-        reply = worker.request({"op": "call", "args": dumps(pristine)}, cfg.call_timeout_s)
+        reply = worker.call(args, cfg.call_timeout_s)
         if reply.kind in ("timeout", "crashed", "protocol_error"):
             status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
             return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
@@ -321,7 +320,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             try:
                 # Judged on the device, where the reference's outputs already are: comparing tens of MB
                 # in float64 there takes milliseconds, against seconds on the host.
-                cand_out = move_tree(loads(reply.payload), device)
+                cand_out = move_tree(worker.outputs(reply), device)
             except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                 cand_out = None
         # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
@@ -338,7 +337,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
                                   log_excerpt=worker.log_tail()), {}, None
         last_args, last_ref = args, ref_ret
-    result = WorkloadResult(**base, status=Status.PASSED, rounds=cfg.rounds, max_abs_err=stats.get("max_abs_err"),
+    result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"))
     return result, last_args, last_ref
 
@@ -414,7 +413,8 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
     code_path.write_text(cand.code)
     setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
              "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
-             "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction()}
+             "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction(),
+             "transfer_dir": str(ctx.xfer), "transfer_tag": f"c{tag}"}
     results: list[WorkloadResult] = []
     with ctx.pool.locks[device].shared(), _phase(phases, "start"):  # a candidate may launch kernels at import
         worker = Worker(setup, start_method=ctx.config.start_method)
@@ -483,8 +483,9 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
 def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_id: dict[str, Task], cands: list[Candidate],
              done: dict[tuple[str, str], dict[str, Any]], results: dict[int, CandidateResult]) -> None:
     todo: list[tuple[int, Task, Candidate]] = []
-    with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp:
-        ctx = _Context(config, devices, writer, Path(tmp))
+    with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="kgb-xfer-", dir=transfer_dir(Path(tmp))) as xfer:
+        ctx = _Context(config, devices, writer, Path(tmp), Path(xfer))
         for i, c in enumerate(cands):
             if (c.task_id, c.candidate_id) in done:
                 results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])

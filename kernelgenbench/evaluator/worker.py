@@ -20,6 +20,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 TRACE_CHARS = 3000
@@ -231,16 +232,11 @@ def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
     return meta
 
 
-def _portable(value: Any, memo: dict) -> Any:
-    """What may cross the pipe for one output leaf: a plain CPU tensor, a plain scalar, or None."""
+def _portable(value: Any) -> Any:
+    """What may travel back for one output leaf: a tensor (sent as a plain one), a plain scalar, or None."""
     import torch
 
-    from kernelgenbench.evaluator.transfer import move
-
-    if isinstance(value, torch.Tensor):
-        plain = value if type(value) is torch.Tensor else value.as_subclass(torch.Tensor)
-        return move(plain.detach(), "cpu", memo)
-    if value is None or type(value) in (int, float, bool, complex, str):
+    if isinstance(value, torch.Tensor) or value is None or type(value) in (int, float, bool, complex, str):
         return value
     return None
 
@@ -258,11 +254,11 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
-def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str, category: str) -> tuple[dict, bytes | None]:
+def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str,
+              send: Callable[[Any], bytes]) -> tuple[dict, bytes | None]:
     from kernelgenbench.evaluator.dispatch_guard import DispatchRecorder
     from kernelgenbench.evaluator.inputs import split_call_args
     from kernelgenbench.evaluator.launch_hook import LaunchCounter
-    from kernelgenbench.evaluator.transfer import dumps, move_tree
 
     storages: dict[int, str] = {}
     for name, v in args.items():
@@ -293,10 +289,14 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         "returns_none": ret is None,
         "leaves": [_leaf_meta(v, storages) for v in leaves],
     }
-    memo: dict = {}  # one memo: outputs that alias an argument still alias it on the other side
-    payload = {"returns": [_portable(v, memo) for v in leaves],
-               "args": {k: move_tree(v, "cpu", memo) if _has_tensor(v) else None for k, v in args.items()}}
-    return header, dumps(payload)
+    # One transfer for outputs and arguments: an output that aliases an argument still does on the other side.
+    payload = {"returns": [_portable(v) for v in leaves],
+               "args": {k: v if _has_tensor(v) else None for k, v in args.items()}}
+    try:
+        return header, send(payload)
+    except (TypeError, ValueError, RuntimeError) as exc:  # what the candidate returned cannot travel
+        header["transfer_error"] = f"{type(exc).__name__}: {exc}"[:300]
+        return header, None
 
 
 def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str) -> dict[str, Any]:
@@ -325,7 +325,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         import torch
 
         from kernelgenbench.dataset.record import Task
-        from kernelgenbench.evaluator.transfer import loads, move_tree
+        from kernelgenbench.evaluator.transfer import move_tree, pack, unpack
 
         task = Task.from_dict(setup["record"])
         if torch.device(device).type == "cuda":
@@ -354,6 +354,13 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     if not callable(fn) or tamper:
         return
     keep: list[Any] = []  # the previous round's buffers stay alive, so every round gets fresh addresses
+    folder, tag = Path(setup["transfer_dir"]), setup["transfer_tag"]
+    sent = 0
+
+    def send(payload: Any) -> bytes:
+        nonlocal sent
+        sent += 1
+        return json.dumps(pack(payload, folder, f"{tag}-out-{sent}")).encode()
     while True:
         try:
             msg = conn.recv()
@@ -363,12 +370,12 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         if op == "exit":
             return
         if op == "call":
-            args = move_tree(loads(msg["args"]), device)
+            args = move_tree(unpack(msg["args"], folder), device)
             activity.armed = True
-            header, payload = _run_call(fn, task, args, device, task.category)
+            header, payload = _run_call(fn, task, args, device, send)
             activity.armed = False
             header["tampering"] = _tampered(watched, snap) + activity.evidence()
-            keep[:] = [args, payload]
+            keep[:] = [args]
             _send(conn, header, payload)
         elif op == "time":
             try:

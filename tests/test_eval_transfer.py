@@ -1,0 +1,56 @@
+"""Arguments and outputs between the evaluator and its workers: raw bytes plus JSON, no pickle."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from kernelgenbench.evaluator.transfer import pack, remove_transfers, unpack
+
+
+def test_round_trip_keeps_layout_aliasing_and_plain_values(tmp_path):
+    cache = torch.randn(2, 4, 6)
+    key, value = cache[0], cache[1]  # one storage, two views
+    strided = torch.randn(8, 8)[:, ::3]
+    obj = {"key": key, "value": value, "strided": strided, "bf16": torch.randn(5).to(torch.bfloat16),
+           "empty": torch.empty(0, 3), "ints": torch.arange(7, dtype=torch.int64),
+           "plain": [None, True, 3, 2.5, float("nan"), "s", 1 + 2j],
+           "torch": (torch.float16, torch.device("cpu"), torch.strided, torch.channels_last)}
+    desc = json.loads(json.dumps(pack(obj, tmp_path, "c1-in-1")))  # only JSON crosses the pipe
+    out = unpack(desc, tmp_path)
+    assert list(tmp_path.iterdir()) == []  # the receiver removes what it read
+    for k in ("key", "value", "strided", "bf16", "empty", "ints"):
+        assert out[k].dtype == obj[k].dtype and out[k].stride() == obj[k].stride() and torch.equal(out[k], obj[k])
+    assert out["key"].untyped_storage().data_ptr() == out["value"].untyped_storage().data_ptr()
+    assert out["plain"][:4] == [None, True, 3, 2.5] and out["plain"][5:] == ["s", 1 + 2j]
+    assert out["torch"] == obj["torch"]
+
+
+def test_a_subclass_travels_as_a_plain_tensor_and_other_objects_are_refused(tmp_path):
+    class Sub(torch.Tensor):
+        pass
+
+    out = unpack(pack([torch.ones(3).as_subclass(Sub)], tmp_path, "c1-out-1"), tmp_path)
+    assert type(out[0]) is torch.Tensor
+    with pytest.raises(TypeError, match="cannot be transferred"):
+        pack({"x": object()}, tmp_path, "c1-out-2")
+    with pytest.raises(ValueError, match="prefix"):
+        pack([], tmp_path, "../escape")
+
+
+@pytest.mark.parametrize(("mutate", "message"), [
+    (lambda d: d.update(prefix="../../etc/passwd"), "prefix"),
+    (lambda d: d["value"].update(tensor=[0, "float32", [1000], [1], 0]), "outside its storage"),
+    (lambda d: d["value"].update(tensor=[0, "not_a_dtype", [4], [1], 0]), "torch"),
+    (lambda d: d.update(value={"pickle": "cos\nsystem"}), "unknown transfer tag"),
+    (lambda d: d.update(storages=[999]), "does not hold"),
+])
+def test_a_forged_description_is_rejected(tmp_path, mutate, message):
+    desc = pack(torch.zeros(4), tmp_path, "c2-out-1")
+    mutate(desc)
+    with pytest.raises(ValueError, match=message):
+        unpack(desc, tmp_path)
+    remove_transfers(tmp_path, "c2")
+    assert list(tmp_path.iterdir()) == []
