@@ -37,3 +37,24 @@ def test_missing_library_is_an_actionable_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(cublas_native, "_library_candidates", lambda: ["/nonexistent/libcublas.so.13"])
     with pytest.raises(SourceNotFound, match="no libcublas found: install torch with CUDA"):
         cublas_native.find_libcublas()
+
+
+def test_the_native_baseline_is_the_routine_of_the_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The evaluator's cuBLAS baseline must hand the whole Task to the binding (calls are marshalled from its
+    # C parameters); without a library the reason says so, not that the call was malformed.
+    import json
+
+    from eval_helpers import EXAMPLE_TASKS
+
+    from kernelgenbench.dataset.record import Task
+    from kernelgenbench.evaluator.baselines import native_callable
+
+    row = next(json.loads(x) for x in EXAMPLE_TASKS.read_text().splitlines() if '"cublas/cublasSaxpy_v2"' in x)
+    task = Task.from_dict(row)
+    monkeypatch.setattr(cublas_native, "_library_candidates", lambda: ["/nonexistent/libcublas.so.13"])
+    fn, why = native_callable(task)
+    assert fn is None and "unavailable" in why and "needs the Task" not in why
+    seen = []
+    monkeypatch.setattr(cublas_native, "Cublas", lambda: seen.append("lib") or object())
+    fn, why = native_callable(task)
+    assert why == "" and fn.__name__ == "cublasSaxpy_v2" and seen == ["lib"]

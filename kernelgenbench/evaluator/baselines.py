@@ -40,7 +40,7 @@ def _cublas_native(task: Task) -> tuple[Callable[..., Any] | None, str]:
     except ImportError as exc:
         return None, f"no cuBLAS binding: {exc}"
     try:
-        return native.routine(task.name), ""
+        return native.routine(task), ""  # marshalled from the record's C parameters
     except Exception as exc:  # noqa: BLE001 - a missing library or routine is a reason, not a crash
         return None, f"cuBLAS {task.name} unavailable: {exc}"
 
