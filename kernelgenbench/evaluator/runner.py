@@ -103,6 +103,7 @@ class CandidateResult:
     status: Status
     evidence: str = ""
     workloads: tuple[WorkloadResult, ...] = ()
+    category: str = ""
     model: str | None = None
     method: str | None = None
     tokens: int | None = None
@@ -120,6 +121,7 @@ class CandidateResult:
     def to_row(self) -> dict[str, Any]:
         """The JSON line for this candidate."""
         return {"kind": "task", "task_id": self.task_id, "candidate_id": self.candidate_id, "source": self.source,
+                "category": self.category,
                 "status": self.status.value, "evidence": self.evidence,
                 "workloads_run": sum(w.status is not Status.SKIPPED for w in self.workloads),
                 "workloads_passed": sum(w.status is Status.PASSED for w in self.workloads),
@@ -131,6 +133,7 @@ class CandidateResult:
     def from_row(cls, row: dict[str, Any]) -> CandidateResult:
         """A result read back from a results file (its workload rows are not attached)."""
         return cls(task_id=row["task_id"], candidate_id=row["candidate_id"], source=row.get("source", ""),
+                   category=row.get("category", ""),
                    status=Status(row["status"]), evidence=row.get("evidence", ""), model=row.get("model"),
                    method=row.get("method"), tokens=row.get("tokens"), code_sha256=row.get("code_sha256", ""),
                    elapsed_s=float(row.get("elapsed_s") or 0.0), log_excerpt=row.get("log_excerpt", ""),
@@ -394,7 +397,8 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
     t0 = time.perf_counter()
     phases: dict[str, float] = {}
     platform = ctx.platforms[device]
-    meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "model": cand.model,
+    meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "category": task.category,
+            "model": cand.model,
             "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform}
 
     def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "") -> CandidateResult:
