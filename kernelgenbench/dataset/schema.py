@@ -9,6 +9,7 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
+import jsonschema_rs
 from referencing import Registry, Resource
 
 from kernelgenbench.errors import RecordInvalid
@@ -37,6 +38,13 @@ def _validator() -> jsonschema.protocols.Validator:
     return cls(task_schema(), registry=registry, format_checker=cls.FORMAT_CHECKER)
 
 
+@functools.cache
+def _fast_validator() -> Any:
+    """The same schemas compiled by jsonschema-rs: about 200x faster, used to pass valid records quickly."""
+    registry = jsonschema_rs.Registry([(s["$id"], s) for s in _schemas().values()])
+    return jsonschema_rs.validator_for(task_schema(), registry=registry, validate_formats=True)
+
+
 def _describe(error: jsonschema.ValidationError) -> str:
     where = "/".join(str(p) for p in error.absolute_path) or "<record>"
     # oneOf failures are unreadable at the top; the best-matching sub-error says what to fix.
@@ -46,6 +54,15 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 def record_errors(record: Mapping[str, Any]) -> list[str]:
     """All schema violations of one record, most relevant first; empty when the record is valid."""
+    # Validation at every boundary is most of an extraction's time with jsonschema alone (about 2 ms a
+    # record); the compiled validator settles valid records, and jsonschema, the reference implementation,
+    # explains (and has the last word on) any record the fast one rejects.
+    try:
+        fast_ok = _fast_validator().is_valid(record)
+    except ValueError:  # a value JSON cannot hold (an object, a str subclass): jsonschema says what it is
+        fast_ok = False
+    if fast_ok:
+        return semantic_errors(record)
     errors = sorted(_validator().iter_errors(record), key=jsonschema.exceptions.relevance, reverse=True)
     msgs = [_describe(e) for e in errors]
     msgs.extend(semantic_errors(record) if not msgs else [])

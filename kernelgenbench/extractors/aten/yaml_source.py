@@ -40,7 +40,7 @@ def installed_source() -> AtenSource:
     for p in (nf, tags):
         if not p.is_file():
             raise SourceNotFound(f"{p}: missing from the installed torch; reinstall torch or pass --source PATH")
-    return AtenSource(root, nf, tags, torch.__version__, torch.version.git_version or None, installed=True)
+    return AtenSource(root, nf, tags, str(torch.__version__), torch.version.git_version or None, installed=True)
 
 
 def _git_commit(root: Path) -> str | None:
