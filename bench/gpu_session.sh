@@ -2,7 +2,7 @@
 # Everything this project records from an accelerator, in one bounded call (the device tool allows one
 # command of at most 10 minutes). Each step has its own time limit, so one that hangs loses only itself.
 # Outputs under $OUT (at most 8 files, 2 folders deep): log.txt and each step's JSON/Markdown.
-#   bash bench/gpu_session.sh            (carry .whl and .kgb_gpu; see bench/results/README.md)
+#   bash bench/gpu_session.sh   (carry .whl from bench/fetch_gpu_wheels.sh and .kgb_gpu; see bench/results/README.md)
 set -u
 OUT=${OUT:-/tmp/kgb-gpu-out}
 mkdir -p "$OUT"
