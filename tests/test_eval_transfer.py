@@ -54,3 +54,23 @@ def test_a_forged_description_is_rejected(tmp_path, mutate, message):
         unpack(desc, tmp_path)
     remove_transfers(tmp_path, "c2")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_removes_what_killed_runs_left_and_its_own_folder(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from kernelgenbench.evaluator.transfer import run_folder
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    stale = tmp_path / f"kgb-xfer-{dead}-abc"
+    stale.mkdir()
+    (stale / "c1-in-1-0.bin").write_bytes(b"x" * 16)
+    alive = tmp_path / f"kgb-xfer-{os.getppid()}-def"  # a live evaluator's folder stays
+    alive.mkdir()
+    with run_folder(tmp_path) as mine:
+        assert mine.name.startswith(f"kgb-xfer-{os.getpid()}-") and mine.is_dir()
+        assert not stale.exists() and alive.exists()
+    assert not mine.exists()

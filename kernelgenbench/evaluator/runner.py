@@ -35,7 +35,7 @@ from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
-from kernelgenbench.evaluator.transfer import clone_tree, move_tree, transfer_dir
+from kernelgenbench.evaluator.transfer import clone_tree, move_tree, run_folder, transfer_dir
 
 CPU_TIMING = {"available": False, "reason": "no accelerator: correctness only (Triton interpreter)"}
 INTERPRETER_CAVEATS = (
@@ -488,8 +488,8 @@ def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_i
              done: dict[tuple[str, str], dict[str, Any]], results: dict[int, CandidateResult]) -> None:
     todo: list[tuple[int, Task, Candidate]] = []
     with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp, \
-            tempfile.TemporaryDirectory(prefix="kgb-xfer-", dir=transfer_dir(Path(tmp))) as xfer:
-        ctx = _Context(config, devices, writer, Path(tmp), Path(xfer))
+            run_folder(transfer_dir(Path(tmp))) as xfer:
+        ctx = _Context(config, devices, writer, Path(tmp), xfer)
         for i, c in enumerate(cands):
             if (c.task_id, c.candidate_id) in done:
                 results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])

@@ -7,9 +7,13 @@ make the evaluator run code by sending a crafted pickle. Strides and storage off
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +204,31 @@ def remove_transfers(folder: Path, tag: str) -> None:
     """Delete every transfer file whose prefix starts with `tag` (what a dead worker or a timeout left)."""
     for path in folder.glob(f"{tag}-*.bin"):
         path.unlink(missing_ok=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+@contextlib.contextmanager
+def run_folder(parent: Path) -> Iterator[Path]:
+    """A private transfer folder for one evaluation run, removed at the end.
+
+    Its name carries the evaluator's pid: a run that was killed cannot clean up after itself, so each new
+    run removes the folders of evaluators that no longer exist (in /dev/shm they would hold memory).
+    """
+    for old in parent.glob("kgb-xfer-*-*"):
+        pid = old.name.split("-")[2]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"kgb-xfer-{os.getpid()}-", dir=parent))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
