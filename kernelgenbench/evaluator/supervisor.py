@@ -17,6 +17,8 @@ from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
+from kernelgenbench.evaluator.transfer import Channel
+
 LOG_TAIL_CHARS = 2000
 
 
@@ -85,8 +87,7 @@ class Worker:
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])
-        self.transfer_dir, self.tag = Path(setup["transfer_dir"]), str(setup["transfer_tag"])
-        self._sent = 0
+        self._channel = Channel(Path(setup["transfer_dir"]), str(setup["transfer_tag"]), "in")
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
@@ -144,23 +145,13 @@ class Worker:
 
     def call(self, args: dict[str, Any], timeout: float) -> Reply:
         """Send one call's arguments (raw bytes in shared memory, structure as JSON) and wait for the reply."""
-        from kernelgenbench.evaluator.transfer import pack
-
-        self._sent += 1
-        return self.request({"op": "call", "args": pack(args, self.transfer_dir, f"{self.tag}-in-{self._sent}")},
-                            timeout)
+        return self.request({"op": "call", "args": self._channel.send(args)}, timeout)
 
     def outputs(self, reply: Reply) -> Any:
         """The outputs and arguments a call's reply carries, as CPU tensors; ValueError if malformed."""
-        from kernelgenbench.evaluator.transfer import unpack
-
         if reply.payload is None:
             raise ValueError("the reply carries no outputs")
-        try:
-            desc = json.loads(reply.payload)
-        except ValueError:
-            raise ValueError("the reply's outputs are not JSON") from None
-        return unpack(desc, self.transfer_dir)
+        return self._channel.receive_bytes(reply.payload)
 
     @property
     def alive(self) -> bool:
@@ -183,6 +174,4 @@ class Worker:
             self._proc.join(timeout=timeout)
         self.kill()
         self._conn.close()
-        from kernelgenbench.evaluator.transfer import remove_transfers
-
-        remove_transfers(self.transfer_dir, self.tag)  # what a dead worker or a timeout left behind
+        self._channel.clear()  # what a dead worker or a timeout left behind

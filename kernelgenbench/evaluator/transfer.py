@@ -1,14 +1,14 @@
 """Move argument and output tensors between the evaluator and its worker, storage layout intact.
 
-Tensors travel as `torch.save` bytes and are read back with `weights_only=True`, so a worker cannot
-make the evaluator run code by sending a crafted pickle. Strides and storage offsets survive the move
+Storages travel as raw bytes in shared memory and the structure as JSON, so a worker cannot make the
+evaluator run code: nothing it sends is unpickled. Strides and storage offsets survive the move
 (strided inputs, views that alias their input).
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
+import json
 import os
 import re
 import shutil
@@ -61,18 +61,6 @@ def _device_of(value: Any) -> torch.device:
     if isinstance(value, dict):
         return _device_of(list(value.values()))
     return torch.device("cpu")
-
-
-def dumps(obj: Any) -> bytes:
-    """torch.save bytes of `obj`."""
-    buf = io.BytesIO()
-    torch.save(obj, buf)
-    return buf.getvalue()
-
-
-def loads(data: bytes) -> Any:
-    """Read `dumps` bytes; only tensors and plain containers/values are accepted."""
-    return torch.load(io.BytesIO(data), weights_only=True)
 
 
 # --- raw shared-memory transfer --------------------------------------------------------------------------
@@ -204,6 +192,43 @@ def remove_transfers(folder: Path, tag: str) -> None:
     """Delete every transfer file whose prefix starts with `tag` (what a dead worker or a timeout left)."""
     for path in folder.glob(f"{tag}-*.bin"):
         path.unlink(missing_ok=True)
+
+
+class Channel:
+    """One side of one candidate's transfers: files in `folder` named `<tag>-<direction>-<n>-<i>.bin`.
+
+    Both the evaluator (direction 'in') and its worker ('out') number what they send, so no two transfers
+    of a run share a file, and `clear` finds everything one candidate left behind.
+    """
+
+    def __init__(self, folder: Path, tag: str, direction: str) -> None:
+        self.folder, self.tag, self.direction = folder, tag, direction
+        self._sent = 0
+
+    def send(self, obj: Any) -> dict[str, Any]:
+        """Write `obj`'s storages; its JSON-ready description."""
+        self._sent += 1
+        return pack(obj, self.folder, f"{self.tag}-{self.direction}-{self._sent}")
+
+    def send_bytes(self, obj: Any) -> bytes:
+        """`send`, the description as JSON bytes (what crosses the pipe from a worker)."""
+        return json.dumps(self.send(obj)).encode()
+
+    def receive(self, desc: Any) -> Any:
+        """What the other side sent (CPU tensors); ValueError if malformed."""
+        return unpack(desc, self.folder)
+
+    def receive_bytes(self, data: bytes) -> Any:
+        """`receive` of a JSON description; ValueError if it is not JSON or malformed."""
+        try:
+            desc = json.loads(data)
+        except ValueError:
+            raise ValueError("the transfer description is not JSON") from None
+        return self.receive(desc)
+
+    def clear(self) -> None:
+        """Remove every file of this candidate's transfers, in both directions."""
+        remove_transfers(self.folder, self.tag)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -325,7 +325,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         import torch
 
         from kernelgenbench.dataset.record import Task
-        from kernelgenbench.evaluator.transfer import move_tree, pack, unpack
+        from kernelgenbench.evaluator.transfer import Channel, move_tree
 
         task = Task.from_dict(setup["record"])
         if torch.device(device).type == "cuda":
@@ -354,13 +354,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     if not callable(fn) or tamper:
         return
     keep: list[Any] = []  # the previous round's buffers stay alive, so every round gets fresh addresses
-    folder, tag = Path(setup["transfer_dir"]), setup["transfer_tag"]
-    sent = 0
-
-    def send(payload: Any) -> bytes:
-        nonlocal sent
-        sent += 1
-        return json.dumps(pack(payload, folder, f"{tag}-out-{sent}")).encode()
+    channel = Channel(Path(setup["transfer_dir"]), str(setup["transfer_tag"]), "out")
     while True:
         try:
             msg = conn.recv()
@@ -370,9 +364,9 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         if op == "exit":
             return
         if op == "call":
-            args = move_tree(unpack(msg["args"], folder), device)
+            args = move_tree(channel.receive(msg["args"]), device)
             activity.armed = True
-            header, payload = _run_call(fn, task, args, device, send)
+            header, payload = _run_call(fn, task, args, device, channel.send_bytes)
             activity.armed = False
             header["tampering"] = _tampered(watched, snap) + activity.evidence()
             keep[:] = [args]
