@@ -54,10 +54,7 @@ def accelerator_type() -> str | None:
 
 
 def resolve_device(device: str) -> str:
-    """'auto' becomes the accelerator (first index) or 'cpu'; anything else is checked to exist."""
-    if device == "auto":
-        acc = accelerator_type()
-        return f"{acc}:0" if acc and acc != "mps" else (acc or "cpu")
+    """`device` ('cuda:1', 'xpu:0', 'cpu', ...), checked to exist here ('auto' is `resolve_devices`' job)."""
     try:
         dev = torch.device(device)
     except RuntimeError:
