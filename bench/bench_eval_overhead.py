@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 from pathlib import Path
@@ -26,21 +25,24 @@ TASKS = ROOT / "examples" / "tasks.jsonl"
 SOLUTIONS = ROOT / "examples" / "solutions"
 
 
-def _kernel_seconds(result, rounds: int, warmup: int, reps: int, warmup_ms: float = 25.0) -> float:
+def _kernel_seconds(result, rounds: int, config) -> float:
     """Device time of every call made on the performance workloads, at the timed median."""
+    from kernelgenbench.evaluator.timing import warmup_calls
+
     total = 0.0
     for w in result.workloads:
         t = w.timing or {}
         if t.get("available") and t.get("median_us"):
             med = t["median_us"]
-            warm = warmup + 1 + min(2000, math.ceil(warmup_ms * 1e3 / med))  # as timing._warm_up calls it
-            total += med * 1e-6 * (warm + reps + rounds)
+            total += med * 1e-6 * (warmup_calls(config, med * 1e-3) + config.reps + rounds)
     return total
 
 
 def one_candidate(task_id: str, repeats: int, rounds: int) -> dict:
     """Evaluate one example candidate repeatedly; per run: wall, elapsed, kernel time, overhead."""
     import kernelgenbench
+    from kernelgenbench.evaluator.runner import EvalConfig
+    from kernelgenbench.evaluator.timing import TimingConfig
 
     code = (SOLUTIONS / f"{task_id.replace('/', '__')}.py").read_text()
     timing = {"warmup": 5, "reps": 50}
@@ -50,7 +52,8 @@ def one_candidate(task_id: str, repeats: int, rounds: int) -> dict:
         [res] = kernelgenbench.evaluate({task_id: code}, dataset=TASKS, task_ids=[task_id], device="auto",
                                         rounds=rounds, workers=1, timing=timing)
         wall = time.perf_counter() - t0
-        kern = _kernel_seconds(res, rounds, timing["warmup"], timing["reps"])
+        checked = min(rounds, EvalConfig().performance_rounds)  # rounds a performance workload is checked
+        kern = _kernel_seconds(res, checked, TimingConfig(**timing))
         runs.append({"run": i, "status": res.status.value, "wall_s": wall, "candidate_elapsed_s": res.elapsed_s,
                      "kernel_s": kern, "overhead_s": res.elapsed_s - kern, "phases_s": res.phases_s,
                      "workloads": len(res.workloads),

@@ -255,8 +255,19 @@ def _graph_time_us(fn: Callable[..., Any], sets: list[ArgSet], flush: Callable[[
     return max(0.0, work - flushes) / len(chosen), f"graph-replay({len(chosen)} calls, flush subtracted)"
 
 
+MAX_TIMED_WARMUP_CALLS = 2000
+
+
+def warmup_calls(config: TimingConfig, per_call_ms: float) -> int:
+    """Calls warm-up makes: `config.warmup`, one to measure a call, then enough to fill `config.warmup_ms`."""
+    if config.warmup_ms <= 0:
+        return config.warmup
+    extra = min(MAX_TIMED_WARMUP_CALLS, math.ceil(config.warmup_ms / max(per_call_ms, 1e-3)))
+    return config.warmup + 1 + extra
+
+
 def _warm_up(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.device, config: TimingConfig) -> None:
-    """`config.warmup` calls, then more until `config.warmup_ms` of device time has passed (at most 2000)."""
+    """`config.warmup` calls, then more until `config.warmup_ms` of device time has passed (`warmup_calls`)."""
     for i in range(config.warmup):
         a, kw = sets[i % len(sets)]
         fn(*a, **kw)
@@ -269,8 +280,7 @@ def _warm_up(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.de
     fn(*a, **kw)
     end.record()
     end.synchronize()
-    per_call_ms = max(start.elapsed_time(end), 1e-3)
-    for i in range(min(2000, math.ceil(config.warmup_ms / per_call_ms))):
+    for i in range(warmup_calls(config, start.elapsed_time(end)) - config.warmup - 1):
         a, kw = sets[i % len(sets)]
         fn(*a, **kw)
     mod.synchronize(dev)
