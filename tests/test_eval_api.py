@@ -32,3 +32,34 @@ def test_evaluate_code_strings_returns_typed_results(tmp_path):
     # the results file holds one row per workload and per candidate
     kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
     assert kinds.count("task") == 3 and kinds.count("workload") == 6
+
+
+def _rms_norm_task(perturb: bool):
+    """The rms_norm example task; with `perturb`, its input generator gives each process other inputs."""
+    from dataclasses import replace
+
+    from kernelgenbench.dataset.record import Task
+
+    record = next(json.loads(line) for line in EXAMPLE_TASKS.read_text().splitlines()
+                  if json.loads(line)["id"] == "vllm/rms_norm")
+    task = Task.from_dict(record)
+    task = replace(task, workloads=task.workloads[:2])
+    if not perturb:
+        return task
+    inputs = task.inputs
+    code = inputs.code + (
+        "\n\ndef kgb_test_inputs(params, *, seed, device):\n"
+        "    import os\n"
+        f"    out = {inputs.function}(params, seed=seed, device=device)\n"
+        "    out['input'].add_(os.getpid() % 89)  # nondeterministic across processes\n"
+        "    return out\n")
+    return replace(task, inputs=replace(inputs, code=code, function="kgb_test_inputs"))
+
+
+def test_the_worker_draws_inputs_itself_and_they_are_sent_when_its_draw_differs():
+    good = (EXAMPLE_SOLUTIONS / "vllm__rms_norm.py").read_text()
+    [same] = kernelgenbench.evaluate({"vllm/rms_norm": good}, tasks=[_rms_norm_task(False)], device="cpu", rounds=2)
+    [differ] = kernelgenbench.evaluate({"vllm/rms_norm": good}, tasks=[_rms_norm_task(True)], device="cpu", rounds=2)
+    assert same.status is Status.PASSED and differ.status is Status.PASSED, (same.evidence, differ.evidence)
+    assert "resend" not in same.phases_s  # the fingerprints matched: no inputs crossed
+    assert differ.phases_s.get("resend", 0.0) > 0  # they did not: the inputs were sent, and judged right

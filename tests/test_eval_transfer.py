@@ -1,16 +1,19 @@
-"""Arguments and outputs between the evaluator and its workers: raw bytes plus JSON, no pickle."""
+"""Arguments and outputs between the evaluator and its workers: raw bytes in shared memory plus JSON, no pickle."""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 
 import pytest
 import torch
 
-from kernelgenbench.evaluator.transfer import pack, remove_transfers, unpack
+from kernelgenbench.evaluator import transfer
+from kernelgenbench.evaluator.transfer import Arena, Arenas, move_tree, pack, unpack
 
 
-def test_round_trip_keeps_layout_aliasing_and_plain_values(tmp_path):
+def test_round_trip_keeps_layout_aliasing_and_plain_values():
     cache = torch.randn(2, 4, 6)
     key, value = cache[0], cache[1]  # one storage, two views
     strided = torch.randn(8, 8)[:, ::3]
@@ -18,59 +21,101 @@ def test_round_trip_keeps_layout_aliasing_and_plain_values(tmp_path):
            "empty": torch.empty(0, 3), "ints": torch.arange(7, dtype=torch.int64),
            "plain": [None, True, 3, 2.5, float("nan"), "s", 1 + 2j],
            "torch": (torch.float16, torch.device("cpu"), torch.strided, torch.channels_last)}
-    desc = json.loads(json.dumps(pack(obj, tmp_path, "c1-in-1")))  # only JSON crosses the pipe
-    out = unpack(desc, tmp_path)
-    assert list(tmp_path.iterdir()) == []  # the receiver removes what it read
+    arena = Arena()
+    desc = json.loads(json.dumps(pack(obj, arena)))  # only JSON crosses the pipe
+    out = unpack(desc, arena)
     for k in ("key", "value", "strided", "bf16", "empty", "ints"):
         assert out[k].dtype == obj[k].dtype and out[k].stride() == obj[k].stride() and torch.equal(out[k], obj[k])
     assert out["key"].untyped_storage().data_ptr() == out["value"].untyped_storage().data_ptr()
+    # Distinct storages stay distinct (each is its own region of the arena), so aliasing checks still work.
+    assert out["ints"].untyped_storage().data_ptr() != out["key"].untyped_storage().data_ptr()
     assert out["plain"][:4] == [None, True, 3, 2.5] and out["plain"][5:] == ["s", 1 + 2j]
     assert out["torch"] == obj["torch"]
+    arena.close()
 
 
-def test_a_subclass_travels_as_a_plain_tensor_and_other_objects_are_refused(tmp_path):
+def test_the_arena_grows_for_larger_transfers_and_earlier_copies_survive():
+    arena = Arena()
+    small = move_tree(unpack(pack(torch.arange(10.0), arena), arena), "cpu")  # copied out, as the callers do
+    big = torch.randn(1 << 20)  # 4 MiB: past the first reservation
+    out = unpack(pack([big, big[::2]], arena), arena)
+    assert arena.size() >= big.numel() * 4
+    assert torch.equal(out[0], big) and torch.equal(out[1], big[::2])
+    assert torch.equal(small, torch.arange(10.0))
+    arena.close()
+
+
+def test_a_subclass_travels_as_a_plain_tensor_and_other_objects_are_refused():
     class Sub(torch.Tensor):
         pass
 
-    out = unpack(pack([torch.ones(3).as_subclass(Sub)], tmp_path, "c1-out-1"), tmp_path)
+    arena = Arena()
+    out = unpack(pack([torch.ones(3).as_subclass(Sub)], arena), arena)
     assert type(out[0]) is torch.Tensor
     with pytest.raises(TypeError, match="cannot be transferred"):
-        pack({"x": object()}, tmp_path, "c1-out-2")
-    with pytest.raises(ValueError, match="prefix"):
-        pack([], tmp_path, "../escape")
+        pack({"x": object()}, arena)
 
 
 @pytest.mark.parametrize(("mutate", "message"), [
-    (lambda d: d.update(prefix="../../etc/passwd"), "prefix"),
     (lambda d: d["value"].update(tensor=[0, "float32", [1000], [1], 0]), "outside its storage"),
     (lambda d: d["value"].update(tensor=[0, "not_a_dtype", [4], [1], 0]), "torch"),
     (lambda d: d.update(value={"pickle": "cos\nsystem"}), "unknown transfer tag"),
-    (lambda d: d.update(storages=[999]), "does not hold"),
+    (lambda d: d.update(storages=[[0, 1 << 40]]), "outside the shared memory"),
+    (lambda d: d.update(storages=[[-4096, 16]]), "bad transfer region"),
+    (lambda d: d.update(storages=[[1, 16]]), "bad transfer region"),
+    (lambda d: d.update(storages=[["0", 16]]), "bad transfer region"),
+    (lambda d: d.pop("storages"), "malformed"),
 ])
-def test_a_forged_description_is_rejected(tmp_path, mutate, message):
-    desc = pack(torch.zeros(4), tmp_path, "c2-out-1")
+def test_a_forged_description_is_rejected(mutate, message):
+    arena = Arena()
+    desc = pack(torch.zeros(4), arena)
     mutate(desc)
     with pytest.raises(ValueError, match=message):
-        unpack(desc, tmp_path)
-    remove_transfers(tmp_path, "c2")
-    assert list(tmp_path.iterdir()) == []
+        unpack(desc, arena)
 
 
-def test_a_run_removes_what_killed_runs_left_and_its_own_folder(tmp_path):
-    import os
-    import subprocess
-    import sys
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="sealing needs memfd (Linux)")
+def test_nobody_can_shrink_an_arena_under_a_mapping():
+    # A worker that truncated the file would kill the evaluator with SIGBUS on its next read.
+    arena = Arena()
+    pack(torch.zeros(1024), arena)
+    with pytest.raises(OSError):
+        os.ftruncate(arena.fd, 0)
 
-    from kernelgenbench.evaluator.transfer import run_folder
 
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    stale = tmp_path / f"kgb-xfer-{dead}-abc"
-    stale.mkdir()
-    (stale / "c1-in-1-0.bin").write_bytes(b"x" * 16)
-    alive = tmp_path / f"kgb-xfer-{os.getppid()}-def"  # a live evaluator's folder stays
-    alive.mkdir()
-    with run_folder(tmp_path) as mine:
-        assert mine.name.startswith(f"kgb-xfer-{os.getpid()}-") and mine.is_dir()
-        assert not stale.exists() and alive.exists()
-    assert not mine.exists()
+def _child(conn):  # runs in a forked process: receive the arenas, double what came in, send it back
+    arenas = transfer.receive_arenas(conn)
+    x = unpack(conn.recv(), arenas.inbox)
+    conn.send(pack(x * 2, arenas.outbox))
+
+
+def test_arenas_pass_to_another_process_and_carry_data_both_ways():
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=True)
+    proc = ctx.Process(target=_child, args=(child,))
+    proc.start()
+    arenas = Arenas()
+    transfer.send_arenas(parent, arenas)
+    parent.send(pack(torch.arange(6.0).reshape(2, 3), arenas.inbox))
+    got = unpack(parent.recv(), arenas.outbox)
+    proc.join(10)
+    assert proc.exitcode == 0
+    assert torch.equal(got, torch.arange(6.0).reshape(2, 3) * 2)
+    arenas.close()
+
+
+def test_a_fingerprint_sees_every_byte_the_layout_and_the_key():
+    from kernelgenbench.evaluator.transfer import fingerprint
+
+    x = torch.randn(3001)  # not a whole number of 8-byte words
+    args = {"x": x, "n": 3, "pair": [torch.arange(5), None]}
+    same = {"x": x.clone(), "n": 3, "pair": [torch.arange(5), None]}
+    assert fingerprint(args, 11) == fingerprint(same, 11)
+    assert fingerprint(args, 11) != fingerprint(args, 12)
+    for change in (lambda a: a["x"].view(torch.uint8)[-1].add_(1),  # the last byte of a padded word
+                   lambda a: a.update(n=4),
+                   lambda a: a.update(x=a["x"][:3000]),  # same bytes viewed differently
+                   lambda a: a["pair"][0].neg_()):
+        other = {"x": x.clone(), "n": 3, "pair": [torch.arange(5), None]}
+        change(other)
+        assert fingerprint(other, 11) != fingerprint(args, 11)

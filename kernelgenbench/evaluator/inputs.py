@@ -135,6 +135,22 @@ def make_args(task: Task, workload: Workload, *, seed: int, device: str | torch.
     return {name: materialize_arg(spec, gen=gen, device=device) for name, spec in (workload.args or {}).items()}
 
 
+def poison_outputs_(args: dict[str, Any], task: Task) -> None:
+    """Fill pure outputs (direction 'out') with NaN or a sentinel, so elements left unwritten show."""
+    for p in task.params:
+        if p.direction != "out" or p.name not in args:
+            continue
+        for t in args[p.name] if isinstance(args[p.name], list) else [args[p.name]]:
+            if not isinstance(t, torch.Tensor):
+                continue
+            if t.dtype.is_floating_point or t.dtype.is_complex:
+                t.fill_(float("nan"))
+            elif t.dtype == torch.bool:
+                t.fill_(True)
+            else:
+                t.fill_(torch.iinfo(t.dtype).max)
+
+
 def split_call_args(task: Task, kwargs: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """Positional and keyword arguments in signature order (keyword-only params go by keyword)."""
     args: list[Any] = []

@@ -65,8 +65,13 @@ def judge_evidence(task: Task, header: Mapping[str, Any]) -> Verdict:
 
 
 def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | None, *, ref_return: Any,
-               ref_args: Mapping[str, Any], pristine: Mapping[str, Any], device: str) -> tuple[Verdict, dict[str, float]]:
-    """The verdict on one round: evidence first, then outputs, then mutable and undeclared writes."""
+               ref_args: Mapping[str, Any], pristine: Mapping[str, Any], device: str,
+               written: Mapping[str, bool] | None = None) -> tuple[Verdict, dict[str, float]]:
+    """The verdict on one round: evidence first, then outputs, then mutable and undeclared writes.
+
+    `written`: for inputs the worker drew itself, whether each argument's fingerprint changed in the call;
+    an argument that did not come back is then judged by it (the worker sends back only changed ones).
+    """
     stats: dict[str, float] = {}
     v = judge_evidence(task, header)
     if not v.passed:
@@ -111,6 +116,10 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
                     stats[k] = max(stats.get(k, 0.0), x)
                 if not verdict.passed:
                     return verdict, stats
+        elif p.name not in cand_args and written is not None and p.name in written:
+            if written[p.name]:
+                return Verdict(Status.UNDECLARED_MUTATION, f"argument {p.name}: its contents changed during the call "
+                               "(fingerprint), but the schema does not declare it mutable"), stats
         else:
             before = pristine[p.name]
             items = zip(before, after or [], strict=False) if isinstance(before, list) else [(before, after)]

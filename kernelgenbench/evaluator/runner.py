@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import tempfile
 import threading
 import time
@@ -27,7 +28,7 @@ from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.errors import DatasetError
 from kernelgenbench.evaluator import platform as platform_mod
 from kernelgenbench.evaluator.devices import DevicePool
-from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
+from kernelgenbench.evaluator.inputs import load_code, make_args, poison_outputs_, split_call_args
 from kernelgenbench.evaluator.judge import classify_exception, judge_call
 from kernelgenbench.evaluator.precision import precision_policy
 from kernelgenbench.evaluator.solutions import Candidate
@@ -35,7 +36,7 @@ from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
-from kernelgenbench.evaluator.transfer import clone_tree, move_tree, run_folder, transfer_dir
+from kernelgenbench.evaluator.transfer import clone_tree, fingerprint, move_tree
 
 CPU_TIMING = {"available": False, "reason": "no accelerator: correctness only (Triton interpreter)"}
 INTERPRETER_CAVEATS = (
@@ -190,22 +191,6 @@ class ResultsWriter:
                 self.on_row(row)
 
 
-def _poison_(args: dict[str, Any], task: Task) -> None:
-    """Fill pure outputs (direction 'out') with NaN or a sentinel, so elements left unwritten show."""
-    for p in task.params:
-        if p.direction != "out" or p.name not in args:
-            continue
-        for t in args[p.name] if isinstance(args[p.name], list) else [args[p.name]]:
-            if not isinstance(t, torch.Tensor):
-                continue
-            if t.dtype.is_floating_point or t.dtype.is_complex:
-                t.fill_(float("nan"))
-            elif t.dtype == torch.bool:
-                t.fill_(True)
-            else:
-                t.fill_(torch.iinfo(t.dtype).max)
-
-
 def interpreter_note(verdict: Verdict, args: dict[str, Any]) -> str:
     """Where Triton's interpreter may be the cause of a failure, say so beside the evidence."""
     text = verdict.evidence.lower()
@@ -242,13 +227,11 @@ def _on_cpu(device: str) -> bool:
 class _Context:
     """Shared state of one run: config, devices and their locks, platforms, writer, reference cache."""
 
-    def __init__(self, config: EvalConfig, devices: Sequence[str], writer: ResultsWriter, workdir: Path,
-                 xfer: Path) -> None:
+    def __init__(self, config: EvalConfig, devices: Sequence[str], writer: ResultsWriter, workdir: Path) -> None:
         self.config = config
         self.pool = DevicePool(devices)
         self.writer = writer
         self.workdir = workdir
-        self.xfer = xfer  # where arguments and outputs travel between the evaluator and its workers
         self.platforms = {d: _platform_row(d) for d in self.pool.devices}
         self._refs: dict[str, Any] = {}
         self._ref_lock = threading.Lock()
@@ -285,15 +268,19 @@ def _import_verdict(reply: Reply) -> Verdict:
 def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
                   device: str, phases: dict[str, float]) -> WorkloadResult:
     with ctx.pool.locks[device].shared(), _phase(phases, "check"):
-        result, last_args, last_ref = _check_workload(ctx, task, cand, w, worker, device)
+        result, last_args, last_ref = _check_workload(ctx, task, cand, w, worker, device, phases)
     if result.status is Status.PASSED and w.purpose == "performance" and ctx.config.time_performance:
         result = _time_workload(ctx, task, w, worker, result, last_args, last_ref, device, phases)
     return result
 
 
 def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
-                    device: str) -> tuple[WorkloadResult, dict[str, Any], Any]:
-    """Every correctness round of one workload; the result, and the last round's inputs and reference output."""
+                    device: str, phases: dict[str, float]) -> tuple[WorkloadResult, dict[str, Any], Any]:
+    """Every correctness round of one workload; the result, and the last round's inputs and reference output.
+
+    Parts of 'check' in `phases`: 'reference' (inputs drawn, reference run), 'transfer' (inputs and outputs
+    moved or fingerprinted, on both sides), 'candidate' (its calls, in its worker), 'judge', 'resend'.
+    """
     cfg = ctx.config
     ref_fn = ctx.reference(task)
     stats: dict[str, float] = {}
@@ -304,31 +291,36 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
     for r in range(rounds):
         seed = seed_for(cfg.seed, task.id, w.id, r)
         try:
-            args = make_args(task, w, seed=seed, device=device)
-            _poison_(args, task)
-            ref_args = clone_tree(args)
-            torch.manual_seed(seed)
-            pos, kw = split_call_args(task, ref_args)
-            ref_ret = ref_fn(*pos, **kw)
+            with _phase(phases, "reference"):
+                args = make_args(task, w, seed=seed, device=device)
+                poison_outputs_(args, task)
+                ref_args = clone_tree(args)
+                torch.manual_seed(seed)
+                pos, kw = split_call_args(task, ref_args)
+                ref_ret = ref_fn(*pos, **kw)
         except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
             return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
                                   evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
-        reply = worker.call(args, cfg.call_timeout_s)
+        reply, written = _call_round(cfg, w, worker, args, seed, phases)
         if reply.kind in ("timeout", "crashed", "protocol_error"):
             status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
             return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
                                   evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}"), {}, None
         cand_out = None
-        if reply.payload is not None:
-            try:
-                # Judged on the device, where the reference's outputs already are: comparing tens of MB
-                # in float64 there takes milliseconds, against seconds on the host.
-                cand_out = move_tree(worker.outputs(reply), device)
-            except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
-                cand_out = None
+        with _phase(phases, "transfer"):
+            if reply.payload is not None:
+                try:
+                    # Judged on the device, where the reference's outputs already are: comparing tens of MB
+                    # in float64 there takes milliseconds, against seconds on the host.
+                    cand_out = move_tree(worker.outputs(reply), device)
+                except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
+                    cand_out = None
+        phases["transfer"] += worker.send_s + sum(float(reply.header.get(k) or 0.0) for k in ("receive_s", "send_s"))
         # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
-        verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
-                                pristine=args, device=device)
+        with _phase(phases, "judge"):
+            verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+                                    pristine=args, device=device, written=written)
+        phases["candidate"] = phases.get("candidate", 0.0) + float(reply.header.get("elapsed_s") or 0.0)
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:
@@ -343,6 +335,27 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
     result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"))
     return result, last_args, last_ref
+
+
+def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, Any], seed: int,
+                phases: dict[str, float]) -> tuple[Reply, dict[str, bool] | None]:
+    """One call of the candidate on a round's inputs, and which inputs its fingerprints say it wrote.
+
+    The worker first draws the inputs itself from the round's seed, so nothing large crosses between the
+    processes; its fingerprints of them must equal the evaluator's (same device, same generator). When they
+    do not, or it cannot draw, the inputs are sent as bytes and `written` is None (every argument comes back).
+    """
+    key = secrets.randbits(62)  # fresh each round: no candidate can prepare a write that keeps a fingerprint
+    with _phase(phases, "transfer"):
+        own = {k: fingerprint(v, key) for k, v in args.items()}
+    reply = worker.call_drawn(w.id, seed, key, cfg.call_timeout_s)
+    if reply.kind in ("timeout", "crashed", "protocol_error"):
+        return reply, None
+    if reply.kind in ("result", "error") and reply.header.get("inputs_before") == own:
+        after = reply.header.get("inputs_after") or {}
+        return reply, {k: after[k] != own[k] for k in after if k in own}
+    with _phase(phases, "resend"):
+        return worker.call(args, cfg.call_timeout_s), None
 
 
 def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
@@ -417,8 +430,7 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
     code_path.write_text(cand.code)
     setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
              "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
-             "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction(),
-             "transfer_dir": str(ctx.xfer), "transfer_tag": f"c{tag}"}
+             "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction()}
     results: list[WorkloadResult] = []
     with ctx.pool.locks[device].shared(), _phase(phases, "start"):  # a candidate may launch kernels at import
         worker = Worker(setup, start_method=ctx.config.start_method)
@@ -487,9 +499,8 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
 def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_id: dict[str, Task], cands: list[Candidate],
              done: dict[tuple[str, str], dict[str, Any]], results: dict[int, CandidateResult]) -> None:
     todo: list[tuple[int, Task, Candidate]] = []
-    with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp, \
-            run_folder(transfer_dir(Path(tmp))) as xfer:
-        ctx = _Context(config, devices, writer, Path(tmp), xfer)
+    with tempfile.TemporaryDirectory(prefix="kgb-eval-") as tmp:
+        ctx = _Context(config, devices, writer, Path(tmp))
         for i, c in enumerate(cands):
             if (c.task_id, c.candidate_id) in done:
                 results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])

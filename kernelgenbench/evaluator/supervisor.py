@@ -1,8 +1,9 @@
 """The evaluator's side of one worker process: start it, send requests, read replies under a deadline.
 
 A reply that does not come in time kills the worker (timeout); a worker that dies without replying is
-a crash, reported with its exit code or signal and the tail of its log. Replies are JSON headers and
-`torch.save` payloads read with `weights_only=True`; the evaluator never unpickles what a worker sends.
+a crash, reported with its exit code or signal and the tail of its log. Replies are JSON headers; tensors
+travel as raw bytes through two shared-memory arenas made here for each worker (`transfer.Arenas`), so
+the evaluator never unpickles what a worker sends.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from dataclasses import dataclass, field
 from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
-from kernelgenbench.evaluator.transfer import Channel
+from kernelgenbench.evaluator.transfer import Arenas, pack, send_arenas, unpack_json
 
 LOG_TAIL_CHARS = 2000
 
@@ -87,12 +89,17 @@ class Worker:
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])
-        self._channel = Channel(Path(setup["transfer_dir"]), str(setup["transfer_tag"]), "in")
+        self.send_s = 0.0  # the last call's time to write its arguments
+        self._arenas = Arenas()  # fresh for each candidate: nothing a previous worker left can reach this one
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
         self._proc.start()
         child.close()
+        try:
+            send_arenas(self._conn, self._arenas)  # the first thing on the pipe; the worker takes it at start
+        except OSError:
+            pass  # the worker died at once: its first reply says so
 
     def log_tail(self) -> str:
         """The last part of what the candidate printed (and any fault traceback)."""
@@ -145,13 +152,23 @@ class Worker:
 
     def call(self, args: dict[str, Any], timeout: float) -> Reply:
         """Send one call's arguments (raw bytes in shared memory, structure as JSON) and wait for the reply."""
-        return self.request({"op": "call", "args": self._channel.send(args)}, timeout)
+        t0 = time.perf_counter()
+        desc = pack(args, self._arenas.inbox)
+        self.send_s = time.perf_counter() - t0
+        return self.request({"op": "call", "args": desc}, timeout)
+
+    def call_drawn(self, workload_id: str, seed: int, key: int, timeout: float) -> Reply:
+        """Have the worker draw one round's inputs itself (nothing sent) and call; its reply carries their
+        fingerprints under `key`, before and after the call."""
+        self.send_s = 0.0
+        return self.request({"op": "call", "draw": {"workload_id": workload_id, "seed": seed, "key": key}}, timeout)
 
     def outputs(self, reply: Reply) -> Any:
-        """The outputs and arguments a call's reply carries, as CPU tensors; ValueError if malformed."""
+        """The outputs and arguments a call's reply carries, as CPU tensors viewing shared memory (copy them
+        out before the next call); ValueError if malformed."""
         if reply.payload is None:
             raise ValueError("the reply carries no outputs")
-        return self._channel.receive_bytes(reply.payload)
+        return unpack_json(reply.payload, self._arenas.outbox)
 
     @property
     def alive(self) -> bool:
@@ -174,4 +191,4 @@ class Worker:
             self._proc.join(timeout=timeout)
         self.kill()
         self._conn.close()
-        self._channel.clear()  # what a dead worker or a timeout left behind
+        self._arenas.close()

@@ -1,20 +1,22 @@
 """Move argument and output tensors between the evaluator and its worker, storage layout intact.
 
-Storages travel as raw bytes in shared memory and the structure as JSON, so a worker cannot make the
-evaluator run code: nothing it sends is unpickled. Strides and storage offsets survive the move
+Storages travel as raw bytes through shared memory and the structure as JSON, so a worker cannot make
+the evaluator run code: nothing it sends is unpickled. Strides and storage offsets survive the move
 (strided inputs, views that alias their input).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
+import mmap
 import os
-import re
-import shutil
+import socket
 import tempfile
-from collections.abc import Iterator
-from pathlib import Path
+from dataclasses import dataclass, field
+from multiprocessing import reduction
 from typing import Any
 
 import torch
@@ -63,32 +65,90 @@ def _device_of(value: Any) -> torch.device:
     return torch.device("cpu")
 
 
-# --- raw shared-memory transfer --------------------------------------------------------------------------
+# --- shared-memory transfer -------------------------------------------------------------------------------
 # Tens of MB a round through a pipe as torch.save bytes cost about a second each way (zip, CRC, pipe
-# copies). Instead each tensor storage is written once as raw bytes to a file in a shared-memory folder,
-# and the structure travels as JSON: the receiver rebuilds tensors from bytes and metadata alone, with no
-# pickle anywhere, so a worker still cannot make the evaluator run code.
+# copies), and a file per storage in /dev/shm still cost about 0.3 s per 128 MB (fresh pages faulted in,
+# written, read back, copied again). Instead each direction of a worker's traffic has one `Arena`: an
+# anonymous shared-memory file both processes map, grown by its writer and kept for the next candidate, so
+# a storage is copied once into mapped pages that are already there and once out of them. The structure
+# travels as JSON: the receiver rebuilds tensors from bytes and metadata alone, with no pickle anywhere,
+# so a worker still cannot make the evaluator run code.
 
-_PREFIX = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 _SCALARS = (bool, int, float, str)
+_ALIGN = 4096  # every storage starts on its own page: aligned for any dtype and for device copies
+_MIN_ARENA = 1 << 20
 
 
-def transfer_dir(fallback: Path) -> Path:
-    """Where transfers go: /dev/shm (memory) when this machine has it writable, else `fallback`."""
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and os.access(shm, os.W_OK) else fallback
+def _shared_fd() -> int:
+    """An anonymous shared-memory file; on Linux sealed against shrinking, so no mapping of it can fault."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("kgb-transfer", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        # A worker could otherwise truncate the file under the evaluator's mapping, which would kill the
+        # evaluator with SIGBUS on its next read.
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        return fd
+    with tempfile.TemporaryFile() as f:  # unlinked at once: it lives only as long as the descriptors
+        return os.dup(f.fileno())
 
 
-def pack(obj: Any, folder: Path, prefix: str) -> dict[str, Any]:
-    """Write every tensor storage in `obj` to `folder` as `<prefix>-<i>.bin`; the JSON-ready rest.
+class Arena:
+    """One direction of a worker's traffic: a shared file both sides map; its writer grows it, nobody shrinks it.
 
-    Storages shared by several tensors are written once, so aliasing survives the trip. Supported: tensors
+    The protocol is synchronous (a request, then its reply), so a writer never overwrites what the reader
+    has not yet copied out. What `unpack` returns views this memory: copy it out before the next transfer.
+    """
+
+    def __init__(self, fd: int | None = None) -> None:
+        self.fd = _shared_fd() if fd is None else fd
+        self._map: mmap.mmap | None = None
+
+    def size(self) -> int:
+        """The file's size in bytes."""
+        return os.fstat(self.fd).st_size
+
+    def _mapped(self, nbytes: int) -> mmap.mmap:
+        if self._map is None or len(self._map) < nbytes:
+            # A larger file gets a new mapping; tensors still viewing the old one keep it alive, and it
+            # stays valid because the file never shrinks.
+            self._map = mmap.mmap(self.fd, self.size())
+        return self._map
+
+    def reserve(self, nbytes: int) -> torch.Tensor:
+        """At least `nbytes` mapped for writing, as bytes; the file grows (memory reserved up front) if too small."""
+        size = self.size()
+        if size < nbytes:
+            grown = -(-max(nbytes, 2 * size, _MIN_ARENA) // _MIN_ARENA) * _MIN_ARENA
+            os.ftruncate(self.fd, grown)
+            os.posix_fallocate(self.fd, 0, grown)  # ENOSPC here, not SIGBUS on a later write
+        if nbytes == 0:
+            return torch.empty(0, dtype=torch.uint8)
+        return torch.frombuffer(self._mapped(nbytes), dtype=torch.uint8, count=nbytes)
+
+    def region(self, offset: Any, nbytes: Any) -> torch.Tensor:
+        """The bytes [offset, offset + nbytes) as a storage of their own; ValueError if not in the file."""
+        if type(offset) is not int or type(nbytes) is not int or offset < 0 or nbytes < 0 or offset % _ALIGN:
+            raise ValueError(f"bad transfer region {offset!r}, {nbytes!r}")
+        if offset + nbytes > self.size():
+            raise ValueError(f"transfer region {offset}+{nbytes} is outside the shared memory ({self.size()} bytes)")
+        if nbytes == 0:
+            return torch.empty(0, dtype=torch.uint8)
+        return torch.frombuffer(self._mapped(offset + nbytes), dtype=torch.uint8, count=nbytes, offset=offset)
+
+    def close(self) -> None:
+        """Drop this side's mapping and descriptor (views already handed out keep their memory)."""
+        self._map = None
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def pack(obj: Any, arena: Arena) -> dict[str, Any]:
+    """Copy every tensor storage in `obj` into `arena`; the JSON-ready description of the rest.
+
+    Storages shared by several tensors are copied once, so aliasing survives the trip. Supported: tensors
     (any device; subclasses travel as plain tensors), lists, tuples, dicts with string keys, None, bool,
     int, float, str, complex, torch dtypes, devices, layouts and memory formats.
     """
-    if not _PREFIX.match(prefix):
-        raise ValueError(f"bad transfer prefix {prefix!r}")
-    sizes: list[int] = []
+    raws: list[torch.Tensor] = []
     index: dict[tuple[int, int, str], int] = {}
 
     def enc(v: Any) -> Any:
@@ -100,11 +160,8 @@ def pack(obj: Any, folder: Path, prefix: str) -> dict[str, Any]:
             st = t.untyped_storage()
             key = (st.data_ptr(), st.nbytes(), str(t.device))
             if key not in index:
-                index[key] = len(sizes)
-                raw = torch.empty(0, dtype=torch.uint8, device=t.device).set_(st).cpu()
-                with open(folder / f"{prefix}-{index[key]}.bin", "wb") as f:
-                    f.write(memoryview(raw.numpy()))
-                sizes.append(st.nbytes())
+                index[key] = len(raws)
+                raws.append(torch.empty(0, dtype=torch.uint8, device=t.device).set_(st))
             return {"tensor": [index[key], str(t.dtype).removeprefix("torch."), list(t.shape), list(t.stride()),
                                t.storage_offset()]}
         if isinstance(v, list):
@@ -126,7 +183,14 @@ def pack(obj: Any, folder: Path, prefix: str) -> dict[str, Any]:
         raise TypeError(f"a {type(v).__name__} cannot be transferred (only tensors, containers and plain values)")
 
     value = enc(obj)
-    return {"prefix": prefix, "storages": sizes, "value": value}
+    regions, end = [], 0
+    for raw in raws:
+        regions.append([end, raw.numel()])
+        end += -(-raw.numel() // _ALIGN) * _ALIGN
+    view = arena.reserve(end)
+    for (offset, nbytes), raw in zip(regions, raws, strict=True):
+        view[offset:offset + nbytes].copy_(raw)  # device to mapped host pages in one copy
+    return {"storages": regions, "value": value}
 
 
 def _torch_attr(name: Any, kind: type | tuple[type, ...]) -> Any:
@@ -136,25 +200,16 @@ def _torch_attr(name: Any, kind: type | tuple[type, ...]) -> Any:
     return attr
 
 
-def unpack(desc: Any, folder: Path) -> Any:
-    """Rebuild what `pack` wrote (CPU tensors); the files are removed. Malformed input raises ValueError."""
+def unpack(desc: Any, arena: Arena) -> Any:
+    """Rebuild what `pack` wrote as CPU tensors viewing `arena` (valid until its next transfer).
+
+    A malformed or forged description raises ValueError.
+    """
     try:
-        prefix, sizes, value = desc["prefix"], list(desc["storages"]), desc["value"]
+        regions, value = list(desc["storages"]), desc["value"]
+        raws = [arena.region(*r) for r in regions]
     except (TypeError, KeyError) as exc:
         raise ValueError(f"malformed transfer: {exc!r}") from None
-    if not isinstance(prefix, str) or not _PREFIX.match(prefix):
-        raise ValueError(f"bad transfer prefix {prefix!r}")
-    raws: list[torch.Tensor] = []
-    try:
-        for i, nbytes in enumerate(sizes):
-            path = folder / f"{prefix}-{i}.bin"
-            if not isinstance(nbytes, int) or path.stat().st_size != nbytes:
-                raise ValueError(f"transfer file {path.name} does not hold {nbytes!r} bytes")
-            raws.append(torch.from_file(str(path), shared=False, size=nbytes, dtype=torch.uint8) if nbytes
-                        else torch.empty(0, dtype=torch.uint8))
-    finally:
-        for i in range(len(sizes)):
-            (folder / f"{prefix}-{i}.bin").unlink(missing_ok=True)
 
     def dec(v: Any) -> Any:
         if v is None or type(v) in _SCALARS:
@@ -188,72 +243,90 @@ def unpack(desc: Any, folder: Path) -> Any:
     return dec(value)
 
 
-def remove_transfers(folder: Path, tag: str) -> None:
-    """Delete every transfer file whose prefix starts with `tag` (what a dead worker or a timeout left)."""
-    for path in folder.glob(f"{tag}-*.bin"):
-        path.unlink(missing_ok=True)
-
-
-class Channel:
-    """One side of one candidate's transfers: files in `folder` named `<tag>-<direction>-<n>-<i>.bin`.
-
-    Both the evaluator (direction 'in') and its worker ('out') number what they send, so no two transfers
-    of a run share a file, and `clear` finds everything one candidate left behind.
-    """
-
-    def __init__(self, folder: Path, tag: str, direction: str) -> None:
-        self.folder, self.tag, self.direction = folder, tag, direction
-        self._sent = 0
-
-    def send(self, obj: Any) -> dict[str, Any]:
-        """Write `obj`'s storages; its JSON-ready description."""
-        self._sent += 1
-        return pack(obj, self.folder, f"{self.tag}-{self.direction}-{self._sent}")
-
-    def send_bytes(self, obj: Any) -> bytes:
-        """`send`, the description as JSON bytes (what crosses the pipe from a worker)."""
-        return json.dumps(self.send(obj)).encode()
-
-    def receive(self, desc: Any) -> Any:
-        """What the other side sent (CPU tensors); ValueError if malformed."""
-        return unpack(desc, self.folder)
-
-    def receive_bytes(self, data: bytes) -> Any:
-        """`receive` of a JSON description; ValueError if it is not JSON or malformed."""
-        try:
-            desc = json.loads(data)
-        except ValueError:
-            raise ValueError("the transfer description is not JSON") from None
-        return self.receive(desc)
-
-    def clear(self) -> None:
-        """Remove every file of this candidate's transfers, in both directions."""
-        remove_transfers(self.folder, self.tag)
-
-
-def _pid_alive(pid: int) -> bool:
+def unpack_json(data: bytes, arena: Arena) -> Any:
+    """`unpack` of a JSON description (what crosses the pipe from a worker); ValueError if malformed."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    return True
+        desc = json.loads(data)
+    except ValueError:
+        raise ValueError("the transfer description is not JSON") from None
+    return unpack(desc, arena)
 
 
-@contextlib.contextmanager
-def run_folder(parent: Path) -> Iterator[Path]:
-    """A private transfer folder for one evaluation run, removed at the end.
+@dataclass
+class Arenas:
+    """The two arenas of one worker slot: 'inbox' (evaluator to worker) and 'outbox' (worker to evaluator)."""
 
-    Its name carries the evaluator's pid: a run that was killed cannot clean up after itself, so each new
-    run removes the folders of evaluators that no longer exist (in /dev/shm they would hold memory).
-    """
-    for old in parent.glob("kgb-xfer-*-*"):
-        pid = old.name.split("-")[2]
-        if pid.isdigit() and not _pid_alive(int(pid)):
-            shutil.rmtree(old, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"kgb-xfer-{os.getpid()}-", dir=parent))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    inbox: Arena = field(default_factory=Arena)
+    outbox: Arena = field(default_factory=Arena)
+
+    def close(self) -> None:
+        """Release both."""
+        self.inbox.close()
+        self.outbox.close()
+
+
+def send_arenas(conn: Any, arenas: Arenas) -> None:
+    """Hand both arenas' descriptors to the process at the other end of a Unix pipe (SCM_RIGHTS)."""
+    with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        reduction.sendfds(s, [arenas.inbox.fd, arenas.outbox.fd])
+
+
+def receive_arenas(conn: Any) -> Arenas:
+    """The arenas `send_arenas` handed over, mapped on this side."""
+    with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        inbox, outbox = reduction.recvfds(s, 2)
+    return Arenas(Arena(inbox), Arena(outbox))
+
+
+# --- fingerprints ---------------------------------------------------------------------------------------
+# A worker can draw a round's inputs itself from the round's seed, on the device, instead of receiving
+# them: the evaluator then compares fingerprints, not bytes. The evaluator picks a fresh random key every
+# round, so a candidate cannot prepare a write that keeps a fingerprint.
+
+_CHUNK_WORDS = 1 << 24  # 128 MiB of a storage at a time: the transient memory stays bounded
+
+
+def _keyed_sum(t: torch.Tensor, key: int) -> int:
+    """sum(word_i * weight_i) mod 2**64 over the 8-byte words of `t`'s whole storage, weights drawn from `key`."""
+    st = t.untyped_storage()
+    raw = torch.empty(0, dtype=torch.uint8, device=t.device).set_(st)
+    total = 0
+    for c, start in enumerate(range(0, raw.numel(), 8 * _CHUNK_WORDS)):
+        part = raw[start:start + 8 * _CHUNK_WORDS]
+        if part.numel() % 8:
+            part = torch.cat([part, part.new_zeros(8 - part.numel() % 8)])
+        words = part.view(torch.int64)
+        gen = torch.Generator(device=t.device) if t.device.type != "cpu" else torch.Generator()
+        gen.manual_seed((key * 1_000_003 + c) & 0x7FFFFFFFFFFFFFFF)
+        weights = torch.randint(-(1 << 62), 1 << 62, words.shape, generator=gen, dtype=torch.int64,
+                                device=t.device) | 1
+        # Integer products and sums wrap modulo 2**64 in any order, so both sides agree exactly.
+        total = (total + int((words * weights).sum())) & 0xFFFFFFFFFFFFFFFF
+    return total
+
+
+def fingerprint(value: Any, key: int) -> str:
+    """A keyed checksum of `value`: its structure, every tensor's layout and its storage's bytes."""
+    h = hashlib.sha256(str(key).encode())
+
+    def walk(v: Any) -> None:
+        if isinstance(v, torch.Tensor):
+            t = v.detach()
+            meta = [str(t.dtype), list(t.shape), list(t.stride()), t.storage_offset(),
+                    t.untyped_storage().nbytes(), t.device.type]
+            h.update(json.dumps(meta).encode())
+            h.update(_keyed_sum(t, key).to_bytes(8, "little"))
+        elif isinstance(v, (list, tuple)):
+            h.update(f"{type(v).__name__}[{len(v)}".encode())
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            h.update(f"dict[{len(v)}".encode())
+            for k, x in v.items():
+                h.update(repr(k).encode())
+                walk(x)
+        else:
+            h.update(f"{type(v).__name__}:{v!r}".encode())
+
+    walk(value)
+    return h.hexdigest()

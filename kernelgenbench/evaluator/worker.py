@@ -1,11 +1,11 @@
 """The worker process: imports one candidate and runs it on the inputs the evaluator sends.
 
-It never decides a verdict. It sends back, over its pipe, the tensors the call produced and wrote
-(as `torch.save` bytes) and the evidence it saw: aten ops dispatched, Triton launches, replaced
+It never decides a verdict. It sends back the tensors the call produced and wrote (raw bytes in the
+shared-memory arena the evaluator handed it, described as JSON over its pipe) and the evidence it saw: aten ops dispatched, Triton launches, replaced
 functions, threads and streams left behind, exceptions. The candidate's stdout and stderr go to a log
 file (the evaluator shows its tail), never to the pipe, so nothing the candidate prints reaches the verdict.
 
-Messages to the evaluator are bytes: a JSON header, then (for results) one payload of tensors.
+Messages to the evaluator are bytes: a JSON header, then (for results) the JSON description of the tensors.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 TRACE_CHARS = 3000
@@ -254,8 +253,26 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
+def _draw(task: Any, spec: dict[str, Any], device: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A round's inputs drawn here, as the evaluator drew them, and their fingerprints under its key."""
+    from kernelgenbench.evaluator.inputs import make_args, poison_outputs_
+    from kernelgenbench.evaluator.transfer import fingerprint
+
+    workload = next(w for w in task.workloads if w.id == spec["workload_id"])
+    args = make_args(task, workload, seed=int(spec["seed"]), device=device)
+    poison_outputs_(args, task)
+    return args, {k: fingerprint(v, int(spec["key"])) for k, v in args.items()}
+
+
 def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str,
-              send: Callable[[Any], bytes]) -> tuple[dict, bytes | None]:
+              send: Callable[[Any], bytes], key: int | None = None,
+              before: dict[str, str] | None = None) -> tuple[dict, bytes | None]:
+    """Call the candidate once under the recorders; the evidence header and the outputs' transfer.
+
+    With a fingerprint `key` and the inputs' fingerprints `before` the call (inputs drawn here), an argument
+    the task does not declare mutable travels back only if its fingerprint changed; otherwise every tensor
+    argument does.
+    """
     from kernelgenbench.evaluator.dispatch_guard import DispatchRecorder
     from kernelgenbench.evaluator.inputs import split_call_args
     from kernelgenbench.evaluator.launch_hook import LaunchCounter
@@ -289,11 +306,21 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         "returns_none": ret is None,
         "leaves": [_leaf_meta(v, storages) for v in leaves],
     }
+    t1 = time.perf_counter()
+    sent_args = {k: v if _has_tensor(v) else None for k, v in args.items()}
+    if key is not None and before is not None:
+        from kernelgenbench.evaluator.transfer import fingerprint
+
+        mutable = {p.name for p in task.params if p.mutable}
+        after = {k: fingerprint(v, key) for k, v in args.items() if k not in mutable}
+        header["inputs_after"] = after
+        sent_args = {k: v for k, v in sent_args.items() if k in mutable or after.get(k) != before.get(k)}
     # One transfer for outputs and arguments: an output that aliases an argument still does on the other side.
-    payload = {"returns": [_portable(v) for v in leaves],
-               "args": {k: v if _has_tensor(v) else None for k, v in args.items()}}
+    payload = {"returns": [_portable(v) for v in leaves], "args": sent_args}
     try:
-        return header, send(payload)
+        sent = send(payload)
+        header["send_s"] = time.perf_counter() - t1
+        return header, sent
     except (TypeError, ValueError, RuntimeError) as exc:  # what the candidate returned cannot travel
         header["transfer_error"] = f"{type(exc).__name__}: {exc}"[:300]
         return header, None
@@ -325,8 +352,9 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         import torch
 
         from kernelgenbench.dataset.record import Task
-        from kernelgenbench.evaluator.transfer import Channel, move_tree
+        from kernelgenbench.evaluator.transfer import move_tree, pack, receive_arenas, unpack
 
+        arenas = receive_arenas(conn)  # sent by the evaluator before anything else
         task = Task.from_dict(setup["record"])
         if torch.device(device).type == "cuda":
             torch.cuda.set_device(torch.device(device))
@@ -354,7 +382,10 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     if not callable(fn) or tamper:
         return
     keep: list[Any] = []  # the previous round's buffers stay alive, so every round gets fresh addresses
-    channel = Channel(Path(setup["transfer_dir"]), str(setup["transfer_tag"]), "out")
+
+    def send(obj: Any) -> bytes:
+        return json.dumps(pack(obj, arenas.outbox)).encode()
+
     while True:
         try:
             msg = conn.recv()
@@ -364,10 +395,24 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         if op == "exit":
             return
         if op == "call":
-            args = move_tree(channel.receive(msg["args"]), device)
+            t_in = time.perf_counter()
+            draw, before = msg.get("draw"), None
+            if draw is not None:
+                try:
+                    args, before = _draw(task, draw, device)
+                except Exception as exc:  # noqa: BLE001 - the evaluator then sends the inputs instead
+                    _send(conn, {"event": "draw_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
+                    continue
+            else:
+                args = move_tree(unpack(msg["args"], arenas.inbox), device)
+            t_in = time.perf_counter() - t_in
             activity.armed = True
-            header, payload = _run_call(fn, task, args, device, channel.send_bytes)
+            header, payload = _run_call(fn, task, args, device, send, key=None if draw is None else int(draw["key"]),
+                                        before=before)
             activity.armed = False
+            header["receive_s"] = t_in
+            if before is not None:
+                header["inputs_before"] = before
             header["tampering"] = _tampered(watched, snap) + activity.evidence()
             keep[:] = [args]
             _send(conn, header, payload)
