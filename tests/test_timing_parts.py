@@ -106,3 +106,16 @@ def test_warm_up_fills_its_device_time_within_a_cap():
     assert warmup_calls(TimingConfig(), per_call_ms=100.0) == 5 + 1 + 1
     assert warmup_calls(TimingConfig(), per_call_ms=0.0) == 5 + 1 + MAX_TIMED_WARMUP_CALLS
     assert warmup_calls(TimingConfig(warmup_ms=0), per_call_ms=0.05) == 5
+
+
+def test_written_arguments_count_as_outputs_once():
+    from kernelgenbench.evaluator.cost import written_outputs
+
+    x, y = torch.zeros(10), torch.zeros(10)
+    # in place, nothing returned (cuBLAS axpy): y is read and written
+    assert evaluate_cost("in_bytes + out_bytes", {"x": x, "y": y}, written_outputs(None, {"x": x, "y": y}, {"y"})) == 120
+    # in place and returned (aten add_): self counts once as an output
+    assert evaluate_cost("in_bytes + out_bytes", {"self": x, "other": y},
+                         written_outputs(x, {"self": x, "other": y}, {"self"})) == 120
+    # a fresh return and no writes
+    assert written_outputs(torch.ones(3), {"x": x}, set())[0].numel() == 3

@@ -49,6 +49,18 @@ def flatten_tensors(x: Any) -> list[torch.Tensor]:
     return []
 
 
+def written_outputs(returned: Any, args: Mapping[str, Any], mutable: set[str]) -> list[torch.Tensor]:
+    """What a call produced: its returned tensors, plus each declared-mutable argument it wrote in place
+    and did not also return (an in-place BLAS routine returns nothing; `add_` returns `self`)."""
+    outs = flatten_tensors(returned)
+    seen = {t.untyped_storage().data_ptr() for t in outs if t.numel()}
+    for name in mutable:
+        for t in flatten_tensors(args.get(name)):
+            if not t.numel() or t.untyped_storage().data_ptr() not in seen:
+                outs.append(t)
+    return outs
+
+
 def _wrap(x: Any) -> Any:
     if isinstance(x, torch.Tensor):
         return tensor_meta(x)

@@ -27,6 +27,7 @@ import torch
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.errors import DatasetError
 from kernelgenbench.evaluator import platform as platform_mod
+from kernelgenbench.evaluator.cost import written_outputs
 from kernelgenbench.evaluator.devices import DevicePool
 from kernelgenbench.evaluator.inputs import load_code, make_args, poison_outputs_, split_call_args
 from kernelgenbench.evaluator.judge import classify_exception, judge_call
@@ -276,7 +277,8 @@ def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worke
 
 def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
                     device: str, phases: dict[str, float]) -> tuple[WorkloadResult, dict[str, Any], Any]:
-    """Every correctness round of one workload; the result, and the last round's inputs and reference output.
+    """Every correctness round of one workload; the result, and the last round's inputs and reference outputs
+    (returned tensors and arguments written in place).
 
     Parts of 'check' in `phases`: 'reference' (inputs drawn, reference run), 'transfer' (inputs and outputs
     moved or fingerprinted, on both sides), 'candidate' (its calls, in its worker), 'judge', 'resend'.
@@ -331,7 +333,9 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
                                   evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
                                   log_excerpt=worker.log_tail()), {}, None
-        last_args, last_ref = args, ref_ret
+        # Speed of light counts what the call produced: the returns and the arguments written in place.
+        last_args = args
+        last_ref = written_outputs(ref_ret, ref_args, {p.name for p in task.params if p.mutable})
     result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"))
     return result, last_args, last_ref
