@@ -80,12 +80,13 @@ def main(out_dir: Path) -> None:
     m = 16 << 20
     def add_set(i):
         return (torch.randn(m, device=dev), torch.randn(m, device=dev), torch.empty(m, device=dev)), {}
-    # The default config first, then variants side by side, each five evaluations: the reading flush (L2
-    # left clean), a shorter warm-up (do_bench's 25 ms: clocks still settling), more repetitions (noise
-    # within an evaluation), and the allocator's cache emptied between evaluations (new physical pages).
-    variants = {"default": ({}, False), "read flush": ({"flush_mode": "read"}, False),
-                "warm-up 25 ms": ({"warmup_ms": 25.0}, False), "reps 200": ({"reps": 200}, False),
-                "cache emptied": ({}, True)}
+    # The default config first, then variants side by side, each five evaluations: one flush buffer (the
+    # earlier default), the reading flush (L2 left clean), a shorter warm-up (do_bench's 25 ms), more
+    # repetitions, and the allocator's cache emptied between evaluations (new physical pages).
+    variants = {"default": ({}, False), "one flush buffer": ({"flush_buffers": 1}, False),
+                "read flush": ({"flush_mode": "read"}, False), "warm-up 25 ms": ({"warmup_ms": 25.0}, False),
+                "reps 200": ({"reps": 200}, False), "cache emptied": ({}, True),
+                "default, again": ({}, False)}
     rep = {}
     for label, (over, empty) in variants.items():
         ts = []

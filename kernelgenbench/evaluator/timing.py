@@ -40,6 +40,10 @@ class TimingConfig:
     # "write" (default): evict by writing, L2 left dirty as in back-to-back steady state, the way the copy
     # ceiling is measured; "read": L2 left clean, so a call's output writes can stay in L2 unaccounted.
     flush_mode: str = "write"
+    # Writing flushes rotate over this many buffers of 2x L2: the dirty lines one leaves drain during the
+    # timed call, and how fast depends on where in memory they sit, so one buffer per evaluation shifted
+    # whole evaluations (on the H200 one of five medians 2 % off, the others within 0.2 %).
+    flush_buffers: int = 8
     graph: bool = False
     graph_calls: int = 20
     buffer_budget_bytes: int = 8 << 30
@@ -92,8 +96,9 @@ def l2_bytes(device: torch.device) -> int:
         return 64 << 20
 
 
-def _flush_fn(device: torch.device, nbytes: int, mode: str = "write") -> Callable[[], None]:
-    """A flush that touches every line of a buffer of `nbytes` (>= 2x L2), evicting the candidate's data.
+def _flush_fn(device: torch.device, nbytes: int, mode: str = "write", buffers: int = 1) -> Callable[[], None]:
+    """A flush that touches every line of a buffer of `nbytes` (>= 2x L2), evicting the candidate's data;
+    each call takes the next of `buffers` such buffers.
 
     By default it writes, leaving the L2 full of dirty lines that drain while the timed call runs: the
     steady state of back-to-back kernels, in which the device's copy ceiling is measured too. A reading
@@ -119,12 +124,17 @@ def _flush_fn(device: torch.device, nbytes: int, mode: str = "write") -> Callabl
 
     if mode not in ("read", "write"):
         raise ValueError(f"flush_mode must be 'read' or 'write', not {mode!r}")
-    buf = torch.zeros(nbytes // 4, dtype=torch.int32, device=device)
-    n, block = buf.numel(), 4096
+    n, block = nbytes // 4, 4096
+    count = max(1, buffers)
+    whole = torch.zeros(n * count, dtype=torch.int32, device=device)
+    bufs = [whole[i * n:(i + 1) * n] for i in range(count)]
     grid = (triton.cdiv(n, block),)
     sink = torch.zeros(grid[0], dtype=torch.int32, device=device)
+    calls = [0]
 
     def flush() -> None:
+        buf = bufs[calls[0] % count]
+        calls[0] += 1
         kgb_l2_flush[grid](buf, sink, n, WRITE=mode == "write", BLOCK=block)
 
     return flush
@@ -314,7 +324,8 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     want = config.reps + config.warmup + (max(2 * config.graph_calls, 256) if config.graph else 0)
     sets = fresh_arg_sets(base, want, config.buffer_budget_bytes)
     flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
-    flush = _flush_fn(dev, flush_bytes, config.flush_mode) if flush_bytes else None
+    buffers = config.flush_buffers if config.flush_mode == "write" else 1
+    flush = _flush_fn(dev, flush_bytes, config.flush_mode, buffers) if flush_bytes else None
 
     _warm_up(fn, sets, mod, dev, config)
 
