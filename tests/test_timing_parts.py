@@ -102,7 +102,7 @@ def test_precision_policy_works_after_torch_froze_its_backend_flags():
 def test_warm_up_fills_its_device_time_within_a_cap():
     from kernelgenbench.evaluator.timing import MAX_TIMED_WARMUP_CALLS, TimingConfig, warmup_calls
 
-    assert warmup_calls(TimingConfig(), per_call_ms=0.1) == 5 + 1 + 1000  # 100 ms of 100 us calls
+    assert warmup_calls(TimingConfig(), per_call_ms=0.05) == 5 + 1 + 500  # 25 ms of 50 us calls
     assert warmup_calls(TimingConfig(), per_call_ms=100.0) == 5 + 1 + 1
     assert warmup_calls(TimingConfig(), per_call_ms=0.0) == 5 + 1 + MAX_TIMED_WARMUP_CALLS
     assert warmup_calls(TimingConfig(warmup_ms=0), per_call_ms=0.05) == 5

@@ -31,19 +31,12 @@ class TimingConfig:
     """How to time: repetitions, warm-up, L2 flush, graph replay, and the memory allowed for fresh buffers."""
 
     warmup: int = 5  # calls at least, and
-    # Device time at least (at most MAX_TIMED_WARMUP_CALLS calls). On the H200 the spread of the medians of
-    # five evaluations of a 50 us kernel was 1.9 % after 25 ms (do_bench's default) and 0.5 % after 100 ms:
-    # the clocks are still settling (bench/results/bench_timing_h200.json).
-    warmup_ms: float = 100.0
+    warmup_ms: float = 25.0  # device time at least (clocks and caches settle; do_bench's default too)
     reps: int = 50
     flush_l2: bool = True
     # "write" (default): evict by writing, L2 left dirty as in back-to-back steady state, the way the copy
     # ceiling is measured; "read": L2 left clean, so a call's output writes can stay in L2 unaccounted.
     flush_mode: str = "write"
-    # Writing flushes rotate over this many buffers of 2x L2: the dirty lines one leaves drain during the
-    # timed call, and how fast depends on where in memory they sit, so one buffer per evaluation shifted
-    # whole evaluations (on the H200 one of five medians 2 % off, the others within 0.2 %).
-    flush_buffers: int = 8
     graph: bool = False
     graph_calls: int = 20
     buffer_budget_bytes: int = 8 << 30
@@ -96,9 +89,8 @@ def l2_bytes(device: torch.device) -> int:
         return 64 << 20
 
 
-def _flush_fn(device: torch.device, nbytes: int, mode: str = "write", buffers: int = 1) -> Callable[[], None]:
-    """A flush that touches every line of a buffer of `nbytes` (>= 2x L2), evicting the candidate's data;
-    each call takes the next of `buffers` such buffers.
+def _flush_fn(device: torch.device, nbytes: int, mode: str = "write") -> Callable[[], None]:
+    """A flush that touches every line of a buffer of `nbytes` (>= 2x L2), evicting the candidate's data.
 
     By default it writes, leaving the L2 full of dirty lines that drain while the timed call runs: the
     steady state of back-to-back kernels, in which the device's copy ceiling is measured too. A reading
@@ -124,17 +116,12 @@ def _flush_fn(device: torch.device, nbytes: int, mode: str = "write", buffers: i
 
     if mode not in ("read", "write"):
         raise ValueError(f"flush_mode must be 'read' or 'write', not {mode!r}")
-    n, block = nbytes // 4, 4096
-    count = max(1, buffers)
-    whole = torch.zeros(n * count, dtype=torch.int32, device=device)
-    bufs = [whole[i * n:(i + 1) * n] for i in range(count)]
+    buf = torch.zeros(nbytes // 4, dtype=torch.int32, device=device)
+    n, block = buf.numel(), 4096
     grid = (triton.cdiv(n, block),)
     sink = torch.zeros(grid[0], dtype=torch.int32, device=device)
-    calls = [0]
 
     def flush() -> None:
-        buf = bufs[calls[0] % count]
-        calls[0] += 1
         kgb_l2_flush[grid](buf, sink, n, WRITE=mode == "write", BLOCK=block)
 
     return flush
@@ -324,8 +311,7 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     want = config.reps + config.warmup + (max(2 * config.graph_calls, 256) if config.graph else 0)
     sets = fresh_arg_sets(base, want, config.buffer_budget_bytes)
     flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
-    buffers = config.flush_buffers if config.flush_mode == "write" else 1
-    flush = _flush_fn(dev, flush_bytes, config.flush_mode, buffers) if flush_bytes else None
+    flush = _flush_fn(dev, flush_bytes, config.flush_mode) if flush_bytes else None
 
     _warm_up(fn, sets, mod, dev, config)
 
