@@ -7,7 +7,9 @@
    what an RL loop pays per sample. Overhead = the candidate's wall time minus its kernels' device time,
    counted as every call made on the performance workloads (warm-up, timed repetitions, correctness
    rounds) at the timed median; the small correctness workloads' kernels are not subtracted, so the
-   overhead is if anything overstated. Target: under 1 s (excluding the compile).
+   overhead is if anything overstated. Target: under 1 s excluding Triton's compile, which in a warm run
+   is each kernel variant loaded from Triton's disk cache into the fresh worker (phase 'compile', timed
+   by the launch hook); both figures are printed.
 2. Every example solution, evaluated with 1 worker and then with the automatic number of workers (two per
    device), warm caches both times: the wall time of each and their ratio.
 """
@@ -54,13 +56,17 @@ def one_candidate(task_id: str, repeats: int, rounds: int) -> dict:
         wall = time.perf_counter() - t0
         checked = min(rounds, EvalConfig().performance_rounds)  # rounds a performance workload is checked
         kern = _kernel_seconds(res, checked, TimingConfig(**timing))
+        compile_s = res.phases_s.get("compile", 0.0)
         runs.append({"run": i, "status": res.status.value, "wall_s": wall, "candidate_elapsed_s": res.elapsed_s,
-                     "kernel_s": kern, "overhead_s": res.elapsed_s - kern, "phases_s": res.phases_s,
+                     "kernel_s": kern, "compile_s": compile_s, "overhead_s": res.elapsed_s - kern,
+                     "overhead_excl_compile_s": res.elapsed_s - kern - compile_s, "phases_s": res.phases_s,
                      "workloads": len(res.workloads),
                      "performance_medians_us": [w.timing.get("median_us") for w in res.workloads
                                                 if w.purpose == "performance" and w.timing]})
     warm = [r["overhead_s"] for r in runs[1:]]
-    return {"task_id": task_id, "rounds": rounds, "runs": runs, "warm_overhead_median_s": statistics.median(warm)}
+    net = [r["overhead_excl_compile_s"] for r in runs[1:]]
+    return {"task_id": task_id, "rounds": rounds, "runs": runs, "warm_overhead_median_s": statistics.median(warm),
+            "warm_overhead_excl_compile_median_s": statistics.median(net)}
 
 
 def whole_config(rounds: int, warm: bool) -> dict:
@@ -104,12 +110,15 @@ def main() -> None:
     oc = rows["one_candidate"]
     print(f"device: {rows['device']}  torch {rows['torch']}")
     print(f"{oc['task_id']} ({oc['runs'][0]['workloads']} workloads, {oc['rounds']} rounds each)")
-    print(f"{'run':>4} {'status':>8} {'wall s':>8} {'cand s':>8} {'kernel s':>9} {'overhead s':>11}  phases (s)")
+    print(f"{'run':>4} {'status':>8} {'wall s':>8} {'cand s':>8} {'kernel s':>9} {'compile s':>10} {'overhead s':>11} "
+          f"{'excl. compile':>14}  phases (s)")
     for r in oc["runs"]:
         phases = " ".join(f"{k}={v:.2f}" for k, v in r["phases_s"].items())
         print(f"{r['run']:>4} {r['status']:>8} {r['wall_s']:8.3f} {r['candidate_elapsed_s']:8.3f} "
-              f"{r['kernel_s']:9.4f} {r['overhead_s']:11.3f}  {phases}")
-    print(f"warm overhead per candidate (median): {oc['warm_overhead_median_s']:.3f} s  (target < 1 s)")
+              f"{r['kernel_s']:9.4f} {r['compile_s']:10.3f} {r['overhead_s']:11.3f} {r['overhead_excl_compile_s']:14.3f}"
+              f"  {phases}")
+    print(f"warm overhead per candidate (median): {oc['warm_overhead_median_s']:.3f} s; excluding Triton's compile "
+          f"(cache loads): {oc['warm_overhead_excl_compile_median_s']:.3f} s  (target < 1 s excluding compile)")
     if "whole_config" in rows:
         wc = rows["whole_config"]
         print(f"all examples: 1 worker {wc['workers=1']['wall_s']:.2f} s, auto ({rows['auto_workers']}) "

@@ -35,3 +35,29 @@ def test_copies_count_as_compute_for_copy_tasks_and_paused_ops_are_ignored():
     assert compute_ops(rec.ops, rec.views, category="copy") == ["aten::clone"]
     assert compute_ops(rec.ops, rec.views, category="elementwise") == []
     assert rec.in_launch["aten::mul.Tensor"] == 1
+
+
+def test_launches_that_compile_a_kernel_variant_are_timed_as_compile():
+    import time as time_mod
+
+    from kernelgenbench.evaluator.launch_hook import LaunchCounter
+
+    class Kernel:  # a JIT function's in-memory cache: device -> (variants, ...)
+        def __init__(self):
+            self.device_caches = {0: ({}, "target")}
+
+    def run(kernel, *args, grid, warmup, **kwargs):
+        variants = kernel.device_caches[0][0]
+        if args[0] not in variants:  # a new variant: "compile" it
+            time_mod.sleep(0.05)
+            variants[args[0]] = object()
+
+    counter = LaunchCounter()
+    launch = counter._wrap(run)
+    k = Kernel()
+    launch(k, "a", grid=(1,), warmup=False)
+    first = counter.compile_s
+    launch(k, "a", grid=(1,), warmup=False)  # cached: not compile time
+    assert first >= 0.05 and counter.compile_s == first
+    launch(k, "b", grid=(1,), warmup=False)
+    assert counter.compile_s >= first + 0.05 and counter.total == 3

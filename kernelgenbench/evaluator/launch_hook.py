@@ -9,6 +9,7 @@ signature `run(self, *args, grid, warmup, **kwargs)` is the same in triton 3.6 a
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -26,12 +27,25 @@ def _kernel_classes() -> list[type]:
     return classes
 
 
+def _compiled(kernel: Any) -> int:
+    """How many compiled variants a JIT function holds in memory (0 for interpreted ones)."""
+    caches = getattr(kernel, "device_caches", None)
+    if not isinstance(caches, dict):
+        return 0
+    return sum(len(c[0]) for c in caches.values() if isinstance(c, tuple) and c and isinstance(c[0], dict))
+
+
 class LaunchCounter:
-    """Launch counts by kernel name; `recorder.paused` is raised during each launch when a recorder is given."""
+    """Launch counts by kernel name; `recorder.paused` is raised during each launch when a recorder is given.
+
+    `compile_s` sums the wall time of launches that first compiled (or loaded from Triton's disk cache)
+    a variant of their kernel: the candidate's compile cost, apart from the evaluator's own.
+    """
 
     def __init__(self, recorder: Any = None) -> None:
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
+        self.compile_s = 0.0
 
     @property
     def total(self) -> int:
@@ -61,9 +75,12 @@ class LaunchCounter:
             rec = counter.recorder
             if rec is not None:
                 rec.paused += 1
+            before, t0 = _compiled(kernel), time.perf_counter()
             try:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
+                if _compiled(kernel) > before:
+                    counter.compile_s += time.perf_counter() - t0
                 if rec is not None:
                     rec.paused -= 1
 

@@ -281,7 +281,8 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
     (returned tensors and arguments written in place).
 
     Parts of 'check' in `phases`: 'reference' (inputs drawn, reference run), 'transfer' (inputs and outputs
-    moved or fingerprinted, on both sides), 'candidate' (its calls, in its worker), 'judge', 'resend'.
+    moved or fingerprinted, on both sides), 'candidate' (its calls, in its worker; 'compile' is the part
+    spent compiling or loading its Triton kernels), 'judge', 'resend'.
     """
     cfg = ctx.config
     ref_fn = ctx.reference(task)
@@ -323,6 +324,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
                                     pristine=args, device=device, written=written)
         phases["candidate"] = phases.get("candidate", 0.0) + float(reply.header.get("elapsed_s") or 0.0)
+        phases["compile"] = phases.get("compile", 0.0) + float(reply.header.get("compile_s") or 0.0)
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:

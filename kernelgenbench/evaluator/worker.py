@@ -299,6 +299,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     header = {
         "event": "result",
         "elapsed_s": elapsed,
+        "compile_s": counter.compile_s,
         "launches": dict(counter.launches),
         "ops": list(rec.ops),
         "views": sorted(rec.views),
