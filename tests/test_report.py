@@ -47,6 +47,10 @@ def test_speedups_fast_p_and_sol() -> None:
     assert fast_p(allc, 0.0, "reference") == pytest.approx(2 / 3)  # the incorrect one never counts
     assert fast_p(allc, 1.0, "reference") == pytest.approx(1 / 3)
     assert fast_p(allc, 4.5, "reference") == 0.0
+    assert fast_p(allc, 0.0, "no-such-baseline") is None  # nothing to compare with is not "never faster"
+    # vllm/b has no native baseline: it is left out of the native share (aten/a faster, cublas/c incorrect)
+    assert fast_p(allc, 0.0, "native") == pytest.approx(1 / 2)
+    assert fast_p([cands["vllm/b"]], 0.0, "native") is None
     overall = [r for r in summary_rows(allc, "reference") if r["source"] == "all"][0]
     assert overall["geomean_speedup"] == pytest.approx((4.0 * 0.5) ** 0.5)
     assert overall["correct"] == pytest.approx(2 / 3) and overall["launch_bound_workloads"] == 1

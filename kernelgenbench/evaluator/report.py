@@ -120,11 +120,16 @@ def collect(rows: Sequence[Mapping[str, Any]]) -> list[CandidateSpeed]:
 
 
 def fast_p(cands: Sequence[CandidateSpeed], p: float, baseline: str) -> float | None:
-    """Share of candidates that are correct and faster than p x the baseline (KernelBench's fast_p)."""
-    if not cands:
+    """Share of candidates that are correct and faster than p x the baseline (KernelBench's fast_p).
+
+    A correct candidate without that baseline (no native vLLM op where vLLM is absent) is left out of the
+    share rather than counted as slower; None when that leaves none.
+    """
+    comparable = [c for c in cands if not c.passed or c.speedup(baseline)]
+    if not comparable or (any(c.passed for c in cands) and all(not c.passed for c in comparable)):
         return None
-    hits = sum(1 for c in cands if c.passed and (c.speedup(baseline) or 0.0) > p)
-    return hits / len(cands)
+    hits = sum(1 for c in comparable if c.passed and (c.speedup(baseline) or 0.0) > p)
+    return hits / len(comparable)
 
 
 def summary_rows(cands: Sequence[CandidateSpeed], baseline: str) -> list[dict[str, Any]]:
