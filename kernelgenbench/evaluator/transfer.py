@@ -67,12 +67,12 @@ def _device_of(value: Any) -> torch.device:
 
 # --- shared-memory transfer -------------------------------------------------------------------------------
 # Tens of MB a round through a pipe as torch.save bytes cost about a second each way (zip, CRC, pipe
-# copies), and a file per storage in /dev/shm still cost about 0.3 s per 128 MB (fresh pages faulted in,
-# written, read back, copied again). Instead each direction of a worker's traffic has one `Arena`: an
-# anonymous shared-memory file both processes map, grown by its writer and kept for the next candidate, so
-# a storage is copied once into mapped pages that are already there and once out of them. The structure
-# travels as JSON: the receiver rebuilds tensors from bytes and metadata alone, with no pickle anywhere,
-# so a worker still cannot make the evaluator run code.
+# copies), and a file per storage in /dev/shm still cost 0.1-0.4 s per 128 MB on the development machine
+# (fresh pages faulted in, written, read back, copied again). Instead each direction of a worker's traffic
+# has one `Arena`: an anonymous shared-memory file both processes map, grown by its writer and reused from
+# round to round (a new one for each worker), so a storage is copied once into mapped pages and once out
+# of them. The structure travels as JSON: the receiver rebuilds tensors from bytes and metadata alone,
+# with no pickle anywhere, so a worker still cannot make the evaluator run code.
 
 _SCALARS = (bool, int, float, str)
 _ALIGN = 4096  # every storage starts on its own page: aligned for any dtype and for device copies

@@ -1,7 +1,9 @@
 """The worker process: imports one candidate and runs it on the inputs the evaluator sends.
 
-It never decides a verdict. It sends back the tensors the call produced and wrote (raw bytes in the
-shared-memory arena the evaluator handed it, described as JSON over its pipe) and the evidence it saw: aten ops dispatched, Triton launches, replaced
+It never decides a verdict. It draws each round's inputs from the seed the evaluator names (or takes
+them from shared memory), reports their fingerprints before and after the call, and sends back the
+tensors the call produced and wrote (raw bytes in the shared-memory arena the evaluator handed it,
+described as JSON over its pipe) with the evidence it saw: aten ops dispatched, Triton launches, replaced
 functions, threads and streams left behind, exceptions. The candidate's stdout and stderr go to a log
 file (the evaluator shows its tail), never to the pipe, so nothing the candidate prints reaches the verdict.
 
