@@ -337,7 +337,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
                                   log_excerpt=worker.log_tail()), {}, None
         # Speed of light counts what the call produced: the returns and the arguments written in place.
         last_args = args
-        last_ref = written_outputs(ref_ret, ref_args, {p.name for p in task.params if p.mutable})
+        last_ref = written_outputs(ref_ret, ref_args, {p.name for p in task.mutable_params})
     result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"))
     return result, last_args, last_ref

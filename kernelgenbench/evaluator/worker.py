@@ -314,7 +314,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     if key is not None and before is not None:
         from kernelgenbench.evaluator.transfer import fingerprint
 
-        mutable = {p.name for p in task.params if p.mutable}
+        mutable = {p.name for p in task.mutable_params}
         after = {k: fingerprint(v, key) for k, v in args.items() if k not in mutable}
         header["inputs_after"] = after
         sent_args = {k: v for k, v in sent_args.items() if k in mutable or after.get(k) != before.get(k)}
