@@ -135,6 +135,14 @@ def make_args(task: Task, workload: Workload, *, seed: int, device: str | torch.
     return {name: materialize_arg(spec, gen=gen, device=device) for name, spec in (workload.args or {}).items()}
 
 
+def round_inputs(task: Task, workload: Workload, *, seed: int, device: str | torch.device) -> dict[str, Any]:
+    """One checked round's arguments: drawn from `seed`, pure outputs poisoned. The evaluator and its
+    worker both call this, and their fingerprints must agree, so neither side may draw any other way."""
+    args = make_args(task, workload, seed=seed, device=device)
+    poison_outputs_(args, task)
+    return args
+
+
 def poison_outputs_(args: dict[str, Any], task: Task) -> None:
     """Fill pure outputs (direction 'out') with NaN or a sentinel, so elements left unwritten show."""
     for p in task.params:

@@ -29,7 +29,7 @@ from kernelgenbench.errors import DatasetError
 from kernelgenbench.evaluator import platform as platform_mod
 from kernelgenbench.evaluator.cost import written_outputs
 from kernelgenbench.evaluator.devices import DevicePool
-from kernelgenbench.evaluator.inputs import load_code, make_args, poison_outputs_, split_call_args
+from kernelgenbench.evaluator.inputs import load_code, round_inputs, split_call_args
 from kernelgenbench.evaluator.judge import classify_exception, judge_call
 from kernelgenbench.evaluator.precision import precision_policy
 from kernelgenbench.evaluator.solutions import Candidate
@@ -295,8 +295,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
         seed = seed_for(cfg.seed, task.id, w.id, r)
         try:
             with _phase(phases, "reference"):
-                args = make_args(task, w, seed=seed, device=device)
-                poison_outputs_(args, task)
+                args = round_inputs(task, w, seed=seed, device=device)
                 ref_args = clone_tree(args)
                 torch.manual_seed(seed)
                 pos, kw = split_call_args(task, ref_args)

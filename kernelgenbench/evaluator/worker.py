@@ -255,14 +255,16 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
+def _workload(task: Any, workload_id: str) -> Any:
+    return next(w for w in task.workloads if w.id == workload_id)
+
+
 def _draw(task: Any, spec: dict[str, Any], device: str) -> tuple[dict[str, Any], dict[str, str]]:
     """A round's inputs drawn here, as the evaluator drew them, and their fingerprints under its key."""
-    from kernelgenbench.evaluator.inputs import make_args, poison_outputs_
+    from kernelgenbench.evaluator.inputs import round_inputs
     from kernelgenbench.evaluator.transfer import fingerprint
 
-    workload = next(w for w in task.workloads if w.id == spec["workload_id"])
-    args = make_args(task, workload, seed=int(spec["seed"]), device=device)
-    poison_outputs_(args, task)
+    args = round_inputs(task, _workload(task, spec["workload_id"]), seed=int(spec["seed"]), device=device)
     return args, {k: fingerprint(v, int(spec["key"])) for k, v in args.items()}
 
 
@@ -333,7 +335,7 @@ def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str) -
     from kernelgenbench.evaluator import timing
     from kernelgenbench.evaluator.inputs import make_args, split_call_args
 
-    workload = next(w for w in task.workloads if w.id == msg["workload_id"])
+    workload = _workload(task, msg["workload_id"])
     seeds = msg["seeds"]
 
     def arg_sets(i: int) -> tuple[list[Any], dict[str, Any]]:
