@@ -21,6 +21,8 @@ from typing import Any
 
 import torch
 
+from kernelgenbench.evaluator.inputs import generator
+
 
 def move(t: torch.Tensor, device: str | torch.device, memo: dict[tuple[int, int, str], Any] | None = None) -> torch.Tensor:
     """A copy of `t` on `device` with the same sizes, strides and storage offset (a fresh buffer).
@@ -296,10 +298,9 @@ def _keyed_sum(t: torch.Tensor, key: int) -> int:
         if part.numel() % 8:
             part = torch.cat([part, part.new_zeros(8 - part.numel() % 8)])
         words = part.view(torch.int64)
-        gen = torch.Generator(device=t.device) if t.device.type != "cpu" else torch.Generator()
-        gen.manual_seed((key * 1_000_003 + c) & 0x7FFFFFFFFFFFFFFF)
+        gen = generator((key * 1_000_003 + c) & 0x7FFFFFFFFFFFFFFF, t.device)
         weights = torch.randint(-(1 << 62), 1 << 62, words.shape, generator=gen, dtype=torch.int64,
-                                device=t.device) | 1
+                                device=gen.device).to(t.device) | 1
         # Integer products and sums wrap modulo 2**64 in any order, so both sides agree exactly.
         total = (total + int((words * weights).sum())) & 0xFFFFFFFFFFFFFFFF
     return total
