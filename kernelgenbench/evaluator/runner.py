@@ -210,7 +210,12 @@ def _phase(phases: dict[str, float], name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        phases[name] = phases.get(name, 0.0) + time.perf_counter() - t0
+        _add_phase(phases, name, time.perf_counter() - t0)
+
+
+def _add_phase(phases: dict[str, float], name: str, seconds: Any) -> None:
+    """Add seconds measured elsewhere (a worker's header value; None counts as 0) to phases[name]."""
+    phases[name] = phases.get(name, 0.0) + float(seconds or 0.0)
 
 
 def _platform_row(device: str) -> dict[str, Any]:
@@ -317,13 +322,14 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
                     cand_out = move_tree(worker.outputs(reply), device)
                 except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                     cand_out = None
-        phases["transfer"] += worker.send_s + sum(float(reply.header.get(k) or 0.0) for k in ("receive_s", "send_s"))
+        for seconds in (worker.send_s, reply.header.get("receive_s"), reply.header.get("send_s")):
+            _add_phase(phases, "transfer", seconds)
         # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
         with _phase(phases, "judge"):
             verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
                                     pristine=args, device=device, written=written)
-        phases["candidate"] = phases.get("candidate", 0.0) + float(reply.header.get("elapsed_s") or 0.0)
-        phases["compile"] = phases.get("compile", 0.0) + float(reply.header.get("compile_s") or 0.0)
+        _add_phase(phases, "candidate", reply.header.get("elapsed_s"))
+        _add_phase(phases, "compile", reply.header.get("compile_s"))
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:
