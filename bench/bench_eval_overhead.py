@@ -44,9 +44,10 @@ def one_candidate(task_id: str, repeats: int, rounds: int) -> dict:
     """Evaluate one example candidate repeatedly; per run: wall, elapsed, kernel time, overhead."""
     import kernelgenbench
     from kernelgenbench.evaluator.runner import EvalConfig
+    from kernelgenbench.evaluator.solutions import task_file_name
     from kernelgenbench.evaluator.timing import TimingConfig
 
-    code = (SOLUTIONS / f"{task_id.replace('/', '__')}.py").read_text()
+    code = (SOLUTIONS / task_file_name(task_id)).read_text()
     timing = {"warmup": 5, "reps": 50}
     runs = []
     for i in range(repeats + 1):
