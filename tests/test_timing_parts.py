@@ -24,6 +24,17 @@ def test_fresh_arg_sets_have_new_addresses_same_values_and_layout() -> None:
         assert torch.equal(kw["out"], torch.zeros(2))
 
 
+def test_fresh_arg_sets_keep_arguments_that_share_a_storage_sharing_one() -> None:
+    kv = torch.zeros(2, 256)  # a joint K/V cache: 2 KiB, passed as two views
+    base = [((kv[0], kv[1]), {})]
+    sets = fresh_arg_sets(base, 100, budget_bytes=3 * 2048)
+    assert len(sets) == 3  # the shared storage counts once against the budget
+    for (k, v), _ in sets:
+        assert k.untyped_storage().data_ptr() == v.untyped_storage().data_ptr() != kv.data_ptr()
+        v.fill_(1.0)  # a write through one view is seen through the joint storage, as in the original
+        assert k.untyped_storage().nbytes() == 2048 and float(k.sum()) == 0.0 and float(v.sum()) == 256.0
+
+
 def test_fresh_arg_sets_respect_the_memory_budget() -> None:
     base = [((torch.zeros(1024),), {})]  # 4 KiB a set
     assert len(fresh_arg_sets(base, 100, budget_bytes=10 * 4096)) == 10

@@ -19,6 +19,8 @@ from typing import Any
 
 import torch
 
+from kernelgenbench.evaluator.transfer import clone_tree
+
 # A repetition this short is dominated by launch overhead when timed with host-side launches.
 LAUNCH_BOUND_US = 20.0
 _FLUSH_KERNEL_HINT = "kgb_l2_flush"
@@ -127,37 +129,30 @@ def _flush_fn(device: torch.device, nbytes: int, mode: str = "write") -> Callabl
     return flush
 
 
-def _clone_tree(x: Any) -> Any:
-    if isinstance(x, torch.Tensor):
-        if x.numel() == 0:
-            return x.clone()
-        # A copy of the whole storage, re-viewed, keeps strides, offset and overlaps exactly.
-        raw = torch.empty(0, dtype=torch.uint8, device=x.device).set_(x.untyped_storage()).clone()
-        return raw.view(x.dtype).as_strided(x.shape, x.stride(), x.storage_offset())
-    if isinstance(x, list):
-        return [_clone_tree(v) for v in x]
-    if isinstance(x, tuple):
-        return tuple(_clone_tree(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _clone_tree(v) for k, v in x.items()}
-    return x
-
-
 def _nbytes(x: Any) -> int:
-    if isinstance(x, torch.Tensor):
-        return x.untyped_storage().nbytes()
-    if isinstance(x, list | tuple):
-        return sum(_nbytes(v) for v in x)
-    if isinstance(x, dict):
-        return sum(_nbytes(v) for v in x.values())
-    return 0
+    """Bytes of the distinct storages under `x` (views of one storage count once, as `clone_tree` copies them)."""
+    seen: dict[int, int] = {}
+
+    def walk(v: Any) -> None:
+        if isinstance(v, torch.Tensor):
+            st = v.untyped_storage()
+            seen[st.data_ptr()] = max(seen.get(st.data_ptr(), 0), st.nbytes())
+        elif isinstance(v, list | tuple):
+            for u in v:
+                walk(u)
+        elif isinstance(v, dict):
+            for u in v.values():
+                walk(u)
+
+    walk(x)
+    return sum(seen.values())
 
 
 def fresh_arg_sets(base: Sequence[ArgSet], count: int, budget_bytes: int) -> list[ArgSet]:
     """`count` argument sets on fresh device buffers, cloned from `base` round-robin, within a memory budget."""
     per_set = max(1, max(_nbytes(b) for b in base))
     n = max(1, min(count, budget_bytes // per_set))
-    return [_clone_tree(base[i % len(base)]) for i in range(n)]
+    return [clone_tree(base[i % len(base)]) for i in range(n)]
 
 
 def _quantiles(xs: list[float]) -> tuple[float, float]:

@@ -24,15 +24,17 @@ import torch
 from kernelgenbench.evaluator.inputs import generator
 
 
-def move(t: torch.Tensor, device: str | torch.device, memo: dict[tuple[int, int, str], Any] | None = None) -> torch.Tensor:
-    """A copy of `t` on `device` with the same sizes, strides and storage offset (a fresh buffer).
+def move(t: torch.Tensor, device: str | torch.device | None,
+         memo: dict[tuple[int, int, str], Any] | None = None) -> torch.Tensor:
+    """A copy of `t` on `device` (None: its own) with the same sizes, strides and storage offset, in a fresh buffer.
 
     Tensors moved with one `memo` that share a storage share the moved storage too (a joint K/V cache
     stays joint).
     """
     memo = {} if memo is None else memo
+    device = t.device if device is None else torch.device(device)
     st = t.untyped_storage()
-    key = (st.data_ptr(), st.nbytes(), str(t.device))
+    key = (st.data_ptr(), st.nbytes(), f"{t.device}->{device}")
     if key not in memo:
         raw = torch.empty(0, dtype=torch.uint8, device=t.device).set_(st)
         memo[key] = raw.to(device, copy=True).untyped_storage()
@@ -40,7 +42,8 @@ def move(t: torch.Tensor, device: str | torch.device, memo: dict[tuple[int, int,
     return torch.empty(0, dtype=t.dtype, device=device).set_(moved, t.storage_offset(), t.shape, t.stride())
 
 
-def move_tree(value: Any, device: str | torch.device, memo: dict[tuple[int, int, str], Any] | None = None) -> Any:
+def move_tree(value: Any, device: str | torch.device | None,
+              memo: dict[tuple[int, int, str], Any] | None = None) -> Any:
     """`move` applied to every tensor inside lists, tuples and dicts, keeping shared storages shared."""
     memo = {} if memo is None else memo
     if isinstance(value, torch.Tensor):
@@ -54,17 +57,7 @@ def move_tree(value: Any, device: str | torch.device, memo: dict[tuple[int, int,
 
 def clone_tree(value: Any) -> Any:
     """A deep copy where every tensor is cloned with its layout into fresh storage on its own device."""
-    return move_tree(value, _device_of(value))
-
-
-def _device_of(value: Any) -> torch.device:
-    if isinstance(value, torch.Tensor):
-        return value.device
-    if isinstance(value, (list, tuple)):
-        return next((_device_of(v) for v in value if _device_of(v).type != "cpu"), torch.device("cpu"))
-    if isinstance(value, dict):
-        return _device_of(list(value.values()))
-    return torch.device("cpu")
+    return move_tree(value, None)
 
 
 # --- shared-memory transfer -------------------------------------------------------------------------------
