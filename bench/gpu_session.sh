@@ -29,6 +29,7 @@ step() {  # step NAME SECONDS CMD...
 #   python3 -m pytest -q -p no:cacheprovider tests/test_cublas_gpu.py   (recorded: bench/results/cublas_vs_reference_h200.*)
 step examples 130 python3 bench/run_examples_gpu.py "$OUT/examples" --workers 0
 step timing 50 python3 bench/bench_timing.py "$OUT"
+step timing-noise 60 python3 bench/bench_timing_noise.py --out "$OUT"
 step overhead 150 python3 bench/bench_eval_overhead.py "$OUT" --repeats 3 --no-warm
 step gpu-tests 60 python3 -m pytest -q -p no:cacheprovider tests/test_eval_transfer.py -m "gpu or not gpu" tests/test_vllm_refs_core.py::test_references_run_on_the_accelerator_as_on_cpu
 ls -la "$OUT" "$OUT/examples"

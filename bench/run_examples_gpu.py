@@ -48,7 +48,7 @@ def main() -> int:
         t, b, s = r.get("timing") or {}, r.get("baselines") or {}, r.get("sol") or {}
         base = ", ".join(f"{k}={_fmt(v)}" for k, v in b.items() if isinstance(v, (int, float)))
         sol = ", ".join(f"{k}={_fmt(v)}" for k, v in s.items() if isinstance(v, (int, float)))
-        lines.append(f"{r['status']:<10} {r['task_id']:<32} {r['workload_id']:<20} median={_fmt(t.get('median_us'))} "
+        lines.append(f"{r['status']:<10} {r['task_id']:<32} {r['workload_id']:<20} time={_fmt(t.get('time_us'))} "
                      f"method={t.get('method', '')} {t.get('reason', '')} | {base or b.get('reason', '-')} | "
                      f"{sol or s.get('reason', '-')}")
     if rows:

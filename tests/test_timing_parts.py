@@ -9,7 +9,7 @@ from kernelgenbench.evaluator.ceilings import Ceilings
 from kernelgenbench.evaluator.cost import CostError, evaluate_cost, workload_cost
 from kernelgenbench.evaluator.report import geomean
 from kernelgenbench.evaluator.sol import floor_us, sol_fraction
-from kernelgenbench.evaluator.timing import _spans, fresh_arg_sets, time_callable
+from kernelgenbench.evaluator.timing import _spans, fresh_arg_sets, time_callable, trimmed_mean
 
 
 def test_fresh_arg_sets_have_new_addresses_same_values_and_layout() -> None:
@@ -38,6 +38,15 @@ def test_fresh_arg_sets_keep_arguments_that_share_a_storage_sharing_one() -> Non
 def test_fresh_arg_sets_respect_the_memory_budget() -> None:
     base = [((torch.zeros(1024),), {})]  # 4 KiB a set
     assert len(fresh_arg_sets(base, 100, budget_bytes=10 * 4096)) == 10
+
+
+def test_trimmed_mean_drops_stray_repetitions_and_averages_two_modes() -> None:
+    assert trimmed_mean([1.0] * 45 + [100.0] * 5) == 1.0  # five stray slow repetitions of 50 are dropped
+    # Two modes in nearly equal shares: the median jumps to whichever holds one more repetition, the
+    # trimmed mean moves by the share that changed.
+    a, b = [49.5] * 26 + [51.0] * 24, [49.5] * 24 + [51.0] * 26
+    assert abs(trimmed_mean(a) - trimmed_mean(b)) < 0.15
+    assert trimmed_mean([3.0, 1.0, 2.0]) == 2.0  # too few to trim: the plain mean
 
 
 def test_spans_split_at_the_flush_kernel_and_cover_side_streams() -> None:
@@ -116,7 +125,17 @@ def test_warm_up_fills_its_device_time_within_a_cap():
     assert warmup_calls(TimingConfig(), per_call_ms=0.05) == 5 + 1 + 500  # 25 ms of 50 us calls
     assert warmup_calls(TimingConfig(), per_call_ms=100.0) == 5 + 1 + 1
     assert warmup_calls(TimingConfig(), per_call_ms=0.0) == 5 + 1 + MAX_TIMED_WARMUP_CALLS
-    assert warmup_calls(TimingConfig(warmup_ms=0), per_call_ms=0.05) == 5
+    assert warmup_calls(TimingConfig(warmup_ms=0), per_call_ms=0.05) == 5 + 1
+
+
+def test_timed_repetitions_are_capped_by_device_time_but_never_too_few():
+    from kernelgenbench.evaluator.timing import TimingConfig, timed_reps
+
+    assert timed_reps(TimingConfig(), per_call_ms=0.05) == 200  # a 50 us kernel: all 200 (10 ms)
+    assert timed_reps(TimingConfig(), per_call_ms=33.0) == 30  # a 33 ms GEMM: 1 s of calls
+    assert timed_reps(TimingConfig(), per_call_ms=5000.0) == 10  # never fewer than min_reps
+    assert timed_reps(TimingConfig(reps=7), per_call_ms=5000.0) == 7  # nor more than asked
+    assert timed_reps(TimingConfig(), per_call_ms=0.0) == 200
 
 
 def test_written_arguments_count_as_outputs_once():

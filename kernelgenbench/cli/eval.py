@@ -37,7 +37,8 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             "--workers", min=0, help="Candidates evaluated in parallel; 0: two per accelerator (one is checked and "
                                      "compiled while another is timed alone), one on CPU.")] = 0,
         reps: Annotated[int | None, typer.Option(
-            "--reps", min=1, help="Timed repetitions per performance workload (default 50).")] = None,
+            "--reps", min=1,
+            help="Timed repetitions per performance workload (default 200; fewer past 1 s of device time).")] = None,
         graph: Annotated[bool, typer.Option(
             "--graph", help="Time through CUDA-graph replay (for launch-bound kernels); baselines likewise.")] = False,
         compile_baseline: Annotated[bool, typer.Option(

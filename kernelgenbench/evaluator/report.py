@@ -26,7 +26,7 @@ class WorkloadSpeed:
     """One timed workload of one candidate."""
 
     workload_id: str
-    median_us: float
+    time_us: float
     speedup: Mapping[str, float]  # baseline name -> baseline time / candidate time
     sol_fraction: float | None
     launch_bound: bool
@@ -78,19 +78,20 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _median(t: Mapping[str, Any] | None) -> float | None:
+def _time(t: Mapping[str, Any] | None) -> float | None:
+    """A timing's headline; results written before it had `time_us` carry their headline as `median_us`."""
     if not t or not t.get("available"):
         return None
-    return t.get("median_us")
+    return t.get("time_us", t.get("median_us"))
 
 
 def _workload_speed(row: Mapping[str, Any]) -> WorkloadSpeed | None:
-    cand = _median(row.get("timing"))
+    cand = _time(row.get("timing"))
     if not cand:
         return None
     speedup = {}
     for name, t in (row.get("baselines") or {}).items():
-        base = _median(t)
+        base = _time(t)
         if base:
             speedup[name] = base / cand
     sol = row.get("sol") or {}

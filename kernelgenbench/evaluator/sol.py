@@ -50,8 +50,8 @@ def speed_of_light(task: Task, args: Mapping[str, Any], outputs: Any, *, device:
             "copy_bytes_per_s": ceil.copy_bytes_per_s, "device_name": ceil.device_name}
 
 
-def sol_fraction(floor: float | None, median_us: float | None) -> float | None:
+def sol_fraction(floor: float | None, time_us: float | None) -> float | None:
     """Fraction of speed of light reached: floor time over measured time (1.0 is the physical limit)."""
-    if not floor or not median_us:
+    if not floor or not time_us:
         return None
-    return floor / median_us
+    return floor / time_us

@@ -5,8 +5,12 @@ after an L2 flush that is outside the timed window. Two clocks run over the same
 - the profiler's device records (CUPTI on NVIDIA, roctracer on AMD): the span from the first to the last
   device activity of the repetition on any stream — side streams included, launch latency excluded;
 - device events on the current stream around the call — what a user's stream would see, launch included.
-The median of the span is the headline; the event time and a launch-bound flag sit beside it. An optional
-graph mode captures several calls into one graph and times its replay, for launch-bound kernels.
+The headline is the 10 %-trimmed mean of the spans; their median and IQR, the event time and a launch-bound
+flag sit beside it. Not the median: a memory-bound kernel's repetitions fall into two modes about 3 % apart
+on the H200 (49.5 and 51.0 us for a 192 MB add, in nearly equal shares), and the median of 50 jumps between
+them — 0.5 % coefficient of variation from window to window of one long series, where the trimmed mean
+has 0.09 % and still drops a stray slow repetition (bench/bench_timing_noise.py). An optional graph mode
+captures several calls into one graph and times its replay, for launch-bound kernels.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from kernelgenbench.evaluator.transfer import clone_tree
 # A repetition this short is dominated by launch overhead when timed with host-side launches.
 LAUNCH_BOUND_US = 20.0
 _FLUSH_KERNEL_HINT = "kgb_l2_flush"
+TRIM = 0.1  # share of repetitions dropped at each end before averaging
 
 ArgSet = tuple[Sequence[Any], dict[str, Any]]
 
@@ -34,7 +39,12 @@ class TimingConfig:
 
     warmup: int = 5  # calls at least, and
     warmup_ms: float = 25.0  # device time at least (clocks and caches settle; do_bench's default too)
-    reps: int = 50
+    # Timed repetitions: `reps`, fewer where they would take over `max_timed_ms` of device time, never
+    # fewer than `min_reps`. 50 repetitions of a 50 us kernel (4 ms) fall into a short stretch in which one of
+    # its two duration modes can dominate: five evaluations then spread by up to 1.8 %; 200 by 0.6 %.
+    reps: int = 200
+    max_timed_ms: float = 1000.0
+    min_reps: int = 10
     flush_l2: bool = True
     # "write" (default): evict by writing, L2 left dirty as in back-to-back steady state, the way the copy
     # ceiling is measured; "read": L2 left clean, so a call's output writes can stay in L2 unaccounted.
@@ -50,6 +60,8 @@ class Timing:
 
     available: bool
     method: str = ""
+    time_us: float | None = None  # the headline: what speedups and speed of light use (see `statistic`)
+    statistic: str = ""
     median_us: float | None = None
     iqr_us: float | None = None
     reps: int = 0
@@ -162,6 +174,13 @@ def _quantiles(xs: list[float]) -> tuple[float, float]:
     return q[1], q[2] - q[0]
 
 
+def trimmed_mean(xs: Sequence[float], trim: float = TRIM) -> float:
+    """Mean of `xs` without the `trim` share of smallest and of largest values."""
+    ys = sorted(xs)
+    k = int(len(ys) * trim)
+    return statistics.fmean(ys[k:len(ys) - k])
+
+
 def _device_activities(prof: Any) -> list[tuple[int, int, int, str]]:
     """(start_ns, end_ns, stream, name) of every device kernel, memcpy and memset the profiler saw."""
     acts = []
@@ -256,29 +275,37 @@ MAX_TIMED_WARMUP_CALLS = 2000
 def warmup_calls(config: TimingConfig, per_call_ms: float) -> int:
     """Calls warm-up makes: `config.warmup`, one to measure a call, then enough to fill `config.warmup_ms`."""
     if config.warmup_ms <= 0:
-        return config.warmup
+        return config.warmup + 1
     extra = min(MAX_TIMED_WARMUP_CALLS, math.ceil(config.warmup_ms / max(per_call_ms, 1e-3)))
     return config.warmup + 1 + extra
 
 
-def _warm_up(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.device, config: TimingConfig) -> None:
-    """`config.warmup` calls, then more until `config.warmup_ms` of device time has passed (`warmup_calls`)."""
+def timed_reps(config: TimingConfig, per_call_ms: float) -> int:
+    """Repetitions to time: `config.reps`, capped at `config.max_timed_ms` of calls, at least `config.min_reps`."""
+    fit = math.floor(config.max_timed_ms / max(per_call_ms, 1e-6))
+    return max(1, min(config.reps, max(config.min_reps, fit)))
+
+
+def _warm_up(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.device, config: TimingConfig) -> float:
+    """`config.warmup` calls, then more until `config.warmup_ms` of device time has passed; ms of one call."""
     for i in range(config.warmup):
         a, kw = sets[i % len(sets)]
         fn(*a, **kw)
     mod.synchronize(dev)
-    if config.warmup_ms <= 0:
-        return
     start, end = mod.Event(enable_timing=True), mod.Event(enable_timing=True)
     a, kw = sets[0]
     start.record()
     fn(*a, **kw)
     end.record()
     end.synchronize()
-    for i in range(warmup_calls(config, start.elapsed_time(end)) - config.warmup - 1):
+    per_call_ms = start.elapsed_time(end)
+    if config.warmup_ms <= 0:
+        return per_call_ms
+    for i in range(warmup_calls(config, per_call_ms) - config.warmup - 1):
         a, kw = sets[i % len(sets)]
         fn(*a, **kw)
     mod.synchronize(dev)
+    return per_call_ms
 
 
 def timer_functions() -> dict[str, Any]:
@@ -308,10 +335,9 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
     flush = _flush_fn(dev, flush_bytes, config.flush_mode) if flush_bytes else None
 
-    _warm_up(fn, sets, mod, dev, config)
-
-    starts = [mod.Event(enable_timing=True) for _ in range(config.reps)]
-    ends = [mod.Event(enable_timing=True) for _ in range(config.reps)]
+    reps = timed_reps(config, _warm_up(fn, sets, mod, dev, config))
+    starts = [mod.Event(enable_timing=True) for _ in range(reps)]
+    ends = [mod.Event(enable_timing=True) for _ in range(reps)]
     acts: list[tuple[int, int, int, str]] = []
     kind = {"cuda": "CUDA", "xpu": "XPU"}.get(dev.type)
     activities = [getattr(torch.profiler.ProfilerActivity, kind)] if kind else []
@@ -322,7 +348,7 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     if prof_ctx is not None:
         prof_ctx.__enter__()
     try:
-        for i in range(config.reps):
+        for i in range(reps):
             a, kw = sets[(config.warmup + i) % len(sets)]
             if flush:
                 flush()
@@ -338,29 +364,31 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     event_us = [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends, strict=True)]
     event_median, _ = _quantiles(event_us)
 
-    spans, streams, per_call = _spans(acts, config.reps) if acts else ([], 0, 0.0)
-    if len(spans) == config.reps:
-        method, median, iqr = "profiler-span", *_quantiles(spans)
-    else:
-        method, (median, iqr) = "events", _quantiles(event_us)
+    spans, streams, per_call = _spans(acts, reps) if acts else ([], 0, 0.0)
+    method, samples = ("profiler-span", spans) if len(spans) == reps else ("events", event_us)
+    median, iqr = _quantiles(samples)
+    headline = trimmed_mean(samples)
+    statistic = f"trimmed mean ({TRIM:.0%} each end) of {len(samples)} repetitions"
     span_median = median if method == "profiler-span" else None
     graph_us, reason = None, ""
     if config.graph and dev.type == "cuda":
         try:
             graph_us, method = _graph_time_us(fn, sets, flush, dev, config.graph_calls)
-            median = graph_us
+            headline, statistic = graph_us, "per call of a replayed graph"
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot be captured is timed eagerly
             reason = f"graph capture failed: {type(exc).__name__}: {exc}"[:300]
     return Timing(
         available=True,
         method=method,
+        time_us=headline,
+        statistic=statistic,
         median_us=median,
         iqr_us=iqr,
-        reps=config.reps,
+        reps=reps,
         span_median_us=span_median,
         event_median_us=event_median,
         graph_median_us=graph_us,
-        launch_bound=median < LAUNCH_BOUND_US and event_median > 1.5 * max(median, 1e-9),
+        launch_bound=headline < LAUNCH_BOUND_US and event_median > 1.5 * max(headline, 1e-9),
         streams=streams,
         kernels_per_call=per_call,
         fresh_buffers=len(sets),
