@@ -26,6 +26,24 @@ def _fmt(x: object) -> str:
     return f"{x:.2f}" if isinstance(x, (int, float)) else "-"
 
 
+def performance_lines(rows: list[dict]) -> list[str]:
+    """One line per timed workload: time, each baseline's time, and the share of speed of light reached."""
+    lines = ["performance workloads (time_us; baselines' time_us; speed-of-light floor and share):"]
+    for r in rows:
+        if r.get("kind") != "workload" or r.get("purpose") != "performance":
+            continue
+        t, b, s = r.get("timing") or {}, r.get("baselines") or {}, r.get("sol") or {}
+        base = ", ".join(f"{k}={_fmt(v.get('time_us'))}" if v.get("available") else f"{k}: {v.get('reason', '-')[:50]}"
+                         for k, v in b.items() if isinstance(v, dict))
+        sol = (f"floor {_fmt(s['floor_us'])} ({s.get('bound', '')}), {s['floor_us'] / t['time_us']:.0%}"
+               if s.get("available") and s.get("floor_us") and t.get("time_us") else s.get("reason", "-"))
+        lines.append(f"{r['status']:<10} {r['task_id']:<30} {r['workload_id']:<20} {_fmt(t.get('time_us')):>9} "
+                     f"{t.get('method', '')} {t.get('reason', '')}| {base or '-'} | {sol}")
+    if rows:
+        lines.append(f"platform: {json.dumps(rows[-1].get('platform'))}")
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir", type=Path)
@@ -40,19 +58,8 @@ def main() -> int:
            "--workers", args.workers, "--rounds", args.rounds, "--out", str(results)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     sys.stderr.write(proc.stderr)
-    lines = [proc.stdout.rstrip(), "", "performance workloads (median us; baselines; fraction of speed of light):"]
     rows = [json.loads(x) for x in results.read_text().splitlines()] if results.exists() else []
-    for r in rows:
-        if r.get("kind") != "workload" or r.get("purpose") != "performance":
-            continue
-        t, b, s = r.get("timing") or {}, r.get("baselines") or {}, r.get("sol") or {}
-        base = ", ".join(f"{k}={_fmt(v)}" for k, v in b.items() if isinstance(v, (int, float)))
-        sol = ", ".join(f"{k}={_fmt(v)}" for k, v in s.items() if isinstance(v, (int, float)))
-        lines.append(f"{r['status']:<10} {r['task_id']:<32} {r['workload_id']:<20} time={_fmt(t.get('time_us'))} "
-                     f"method={t.get('method', '')} {t.get('reason', '')} | {base or b.get('reason', '-')} | "
-                     f"{sol or s.get('reason', '-')}")
-    if rows:
-        lines.append(f"platform: {json.dumps(rows[-1].get('platform'))}")
+    lines = [proc.stdout.rstrip(), "", *performance_lines(rows)]
     text = "\n".join(lines) + "\n"
     (args.out_dir / "summary.txt").write_text(text)
     print(text)
