@@ -119,3 +119,23 @@ def test_a_fingerprint_sees_every_byte_the_layout_and_the_key():
         other = {"x": x.clone(), "n": 3, "pair": [torch.arange(5), None]}
         change(other)
         assert fingerprint(other, 11) != fingerprint(args, 11)
+
+
+def test_a_reused_round_writes_new_values_into_the_previous_rounds_buffers():
+    from kernelgenbench.evaluator.worker import _refill
+
+    kv = torch.zeros(2, 8)
+    old = {"k": kv[0], "v": kv[1], "x": torch.zeros(3, 4).t(), "alpha": 1.0, "blocks": [torch.zeros(2)]}
+    nkv = torch.arange(16.0).reshape(2, 8)
+    new = {"k": nkv[0], "v": nkv[1], "x": torch.ones(3, 4).t(), "alpha": 2.5, "blocks": [torch.full((2,), 7.0)]}
+    got = _refill(old, new)
+    assert got is not None and got["alpha"] == 2.5
+    for name in ("k", "v", "x"):
+        assert got[name].data_ptr() == old[name].data_ptr() and torch.equal(got[name], new[name])
+        assert got[name].stride() == new[name].stride()
+    assert got["blocks"][0].data_ptr() == old["blocks"][0].data_ptr() and torch.equal(got["blocks"][0], new["blocks"][0])
+    assert torch.equal(kv, nkv)  # the joint storage was refilled whole
+    # any layout difference: no reuse (the caller keeps the fresh buffers)
+    assert _refill(old, {**new, "x": torch.ones(3, 4)}) is None  # other strides
+    assert _refill(old, {**new, "blocks": [torch.zeros(2), torch.zeros(2)]}) is None
+    assert _refill(old, {**new, "k": nkv[0].double()}) is None

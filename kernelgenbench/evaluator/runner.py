@@ -308,7 +308,8 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
         except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
             return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
                                   evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
-        reply, written = _call_round(cfg, w, worker, args, seed, phases)
+        reuse = r % 2 == 1  # odd rounds run in the previous round's buffers (see `_call_round`)
+        reply, written = _call_round(cfg, w, worker, args, seed, phases, reuse)
         if reply.kind in ("timeout", "crashed", "protocol_error"):
             status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
             return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
@@ -336,6 +337,9 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             if verdict.status is Status.CRASHED:
                 worker.kill()  # a device error poisons the context: nothing after it can be trusted
             note = interpreter_note(verdict, args) if _on_cpu(device) else ""
+            if reuse:
+                note += (" (this round's inputs were written into the previous round's buffers: a result "
+                         "cached by input address is served stale)")
             return WorkloadResult(**base, status=verdict.status, rounds=r + 1,
                                   evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
@@ -349,24 +353,27 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
 
 
 def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, Any], seed: int,
-                phases: dict[str, float]) -> tuple[Reply, dict[str, bool] | None]:
+                phases: dict[str, float], reuse: bool = False) -> tuple[Reply, dict[str, bool] | None]:
     """One call of the candidate on a round's inputs, and which inputs its fingerprints say it wrote.
 
     The worker first draws the inputs itself from the round's seed, so nothing large crosses between the
     processes; its fingerprints of them must equal the evaluator's (same device, same generator). When they
     do not, or it cannot draw, the inputs are sent as bytes and `written` is None (every argument comes back).
+    With `reuse` the worker puts them in the previous round's buffers: timing cycles through a few argument
+    sets, so a kernel that caches results by input address would be served from its cache there; in a
+    reused round the cache is stale and fails the comparison.
     """
     key = secrets.randbits(62)  # fresh each round: no candidate can prepare a write that keeps a fingerprint
     with _phase(phases, "transfer"):
         own = {k: fingerprint(v, key) for k, v in args.items()}
-    reply = worker.call_drawn(w.id, seed, key, cfg.call_timeout_s)
+    reply = worker.call_drawn(w.id, seed, key, cfg.call_timeout_s, reuse)
     if reply.kind in ("timeout", "crashed", "protocol_error"):
         return reply, None
     if reply.kind in ("result", "error") and reply.header.get("inputs_before") == own:
         after = reply.header.get("inputs_after") or {}
         return reply, {k: after[k] != own[k] for k in after if k in own}
     with _phase(phases, "resend"):
-        return worker.call(args, cfg.call_timeout_s), None
+        return worker.call(args, cfg.call_timeout_s, reuse), None
 
 
 def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, result: WorkloadResult,

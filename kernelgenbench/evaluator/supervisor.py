@@ -150,18 +150,20 @@ class Worker:
             return self._died()
         return self.receive(timeout)
 
-    def call(self, args: dict[str, Any], timeout: float) -> Reply:
-        """Send one call's arguments (raw bytes in shared memory, structure as JSON) and wait for the reply."""
+    def call(self, args: dict[str, Any], timeout: float, reuse: bool = False) -> Reply:
+        """Send one call's arguments (raw bytes in shared memory, structure as JSON) and wait for the reply;
+        with `reuse`, the worker writes them into the previous call's buffers where the layouts match."""
         t0 = time.perf_counter()
         desc = pack(args, self._arenas.inbox)
         self.send_s = time.perf_counter() - t0
-        return self.request({"op": "call", "args": desc}, timeout)
+        return self.request({"op": "call", "args": desc, "reuse": reuse}, timeout)
 
-    def call_drawn(self, workload_id: str, seed: int, key: int, timeout: float) -> Reply:
+    def call_drawn(self, workload_id: str, seed: int, key: int, timeout: float, reuse: bool = False) -> Reply:
         """Have the worker draw one round's inputs itself (nothing sent) and call; its reply carries their
-        fingerprints under `key`, before and after the call."""
+        fingerprints under `key`, before and after the call. `reuse` as for `call`."""
         self.send_s = 0.0
-        return self.request({"op": "call", "draw": {"workload_id": workload_id, "seed": seed, "key": key}}, timeout)
+        return self.request({"op": "call", "draw": {"workload_id": workload_id, "seed": seed, "key": key},
+                             "reuse": reuse}, timeout)
 
     def outputs(self, reply: Reply) -> Any:
         """The outputs and arguments a call's reply carries, as CPU tensors viewing shared memory (copy them

@@ -1,7 +1,9 @@
-"""Device-side timing of one callable: cold L2, fresh buffers every repetition, all streams counted.
+"""Device-side timing of one callable: cold L2, fresh buffers for the repetitions, all streams counted.
 
-Each repetition runs on its own argument set (fresh device buffers, so nothing can be cached by address),
-after an L2 flush that is outside the timed window. Two clocks run over the same repetitions:
+Warm-up and repetitions cycle through argument sets on fresh device buffers, as many as the memory budget
+allows (a kernel that caches results by address is caught by the correctness rounds, which reuse buffers
+with new values); each call follows an L2 flush outside the timed window. Two clocks run over the same
+repetitions:
 - the profiler's device records (CUPTI on NVIDIA, roctracer on AMD): the span from the first to the last
   device activity of the repetition on any stream — side streams included, launch latency excluded;
 - device events on the current stream around the call — what a user's stream would see, launch included.

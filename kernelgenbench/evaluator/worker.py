@@ -255,6 +255,46 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
+class _LayoutMismatch(Exception):
+    pass
+
+
+def _refill(old: Any, new: Any) -> Any:
+    """`new`'s values written into `old`'s buffers (same addresses), its plain values kept; None unless every
+    tensor's dtype, device, sizes, strides, offset and storage size match."""
+    import torch
+
+    pairs: list[tuple[Any, Any]] = []
+
+    def walk(o: Any, n: Any) -> Any:
+        if isinstance(n, torch.Tensor):
+            same = isinstance(o, torch.Tensor) and (o.dtype, o.device, o.shape, o.stride(), o.storage_offset(),
+                                                     o.untyped_storage().nbytes()) == (
+                n.dtype, n.device, n.shape, n.stride(), n.storage_offset(), n.untyped_storage().nbytes())
+            if not same:
+                raise _LayoutMismatch
+            pairs.append((o, n))
+            return o
+        if isinstance(n, (list, tuple)):
+            if type(o) is not type(n) or len(o) != len(n):
+                raise _LayoutMismatch
+            return type(n)(walk(a, b) for a, b in zip(o, n, strict=True))
+        if isinstance(n, dict):
+            if not isinstance(o, dict) or o.keys() != n.keys():
+                raise _LayoutMismatch
+            return {k: walk(o[k], n[k]) for k in n}
+        return n
+
+    try:
+        merged = walk(old, new)
+    except _LayoutMismatch:
+        return None
+    for o, n in pairs:  # whole storages: the bytes around a view (and poisoned outputs) come along
+        raw = torch.empty(0, dtype=torch.uint8, device=o.device)
+        raw.set_(o.untyped_storage()).copy_(torch.empty(0, dtype=torch.uint8, device=n.device).set_(n.untyped_storage()))
+    return merged
+
+
 def _workload(task: Any, workload_id: str) -> Any:
     return next(w for w in task.workloads if w.id == workload_id)
 
@@ -386,7 +426,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
                  "entry_point_found": callable(fn), "tampering": tamper})
     if not callable(fn) or tamper:
         return
-    keep: list[Any] = []  # the previous round's buffers stay alive, so every round gets fresh addresses
+    keep: list[Any] = []  # the previous round's buffers stay alive: fresh addresses unless a round reuses them
 
     def send(obj: Any) -> bytes:
         return json.dumps(pack(obj, arenas.outbox)).encode()
@@ -410,6 +450,10 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
                     continue
             else:
                 args = move_tree(unpack(msg["args"], arenas.inbox), device)
+            if msg.get("reuse") and keep:
+                # This round runs in the previous round's buffers with new values, so a result cached by
+                # address goes stale (and fails) instead of being served again.
+                args = _refill(keep[0], args) or args
             t_in = time.perf_counter() - t_in
             activity.armed = True
             header, payload = _run_call(fn, task, args, device, send, key=None if draw is None else int(draw["key"]),

@@ -1,6 +1,7 @@
-# kgb-corpus: task=aten/add.Tensor expect=passed
-# Memoizes by input addresses. Every round gets fresh buffers, so the memo never hits and the kernel
-# runs each time; were addresses reused, it would return a stale answer and fail the numerics.
+# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics evidence=stale
+# Memoizes by input addresses: timing cycles through a few argument sets, so there the memo would hit and
+# time a token launch. Round 1 of every workload runs in round 0's buffers with new values, where the
+# memo hands back round 0's answer and fails the numerics.
 import torch
 import triton
 import triton.language as tl
