@@ -61,7 +61,9 @@ class EvalConfig:
     timing_timeout_s: float = 600.0
     memory_cap_bytes: int = 8 << 30  # host address space per worker on CPU
     device_memory_fraction: float | None = None  # per worker on an accelerator; default 0.9 / workers
-    workers: int = 1  # 0: automatic (two per device on accelerators, capped by the CPU count; one on CPU)
+    # 0: automatic, as in evaluate() and `kgb eval` (two per device on accelerators, capped by the CPU count;
+    # one on CPU)
+    workers: int = 0
     start_method: str = "forkserver"
     time_performance: bool = True
     timing: dict[str, Any] = field(default_factory=dict)  # TimingConfig overrides (candidate and baselines alike)
