@@ -325,7 +325,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
                     cand_out = move_tree(worker.outputs(reply), device)
                 except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                     cand_out = None
-        for seconds in (worker.send_s, reply.header.get("receive_s"), reply.header.get("send_s")):
+        for seconds in (reply.sent_s, reply.header.get("receive_s"), reply.header.get("send_s")):
             _add_phase(phases, "transfer", seconds)
         # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
         with _phase(phases, "judge"):

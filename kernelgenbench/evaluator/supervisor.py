@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ class Reply:
     header: dict[str, Any] = field(default_factory=dict)
     payload: bytes | None = None
     log_tail: str = ""
+    sent_s: float = 0.0  # the evaluator's time writing the call's arguments into shared memory
 
 
 # The forkserver is one per process, and Triton reads TRITON_INTERPRET when it is imported (its own
@@ -89,7 +90,6 @@ class Worker:
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])
-        self.send_s = 0.0  # the last call's time to write its arguments
         self._arenas = Arenas()  # fresh for each candidate: nothing a previous worker left can reach this one
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
@@ -155,13 +155,12 @@ class Worker:
         with `reuse`, the worker writes them into the previous call's buffers where the layouts match."""
         t0 = time.perf_counter()
         desc = pack(args, self._arenas.inbox)
-        self.send_s = time.perf_counter() - t0
-        return self.request({"op": "call", "args": desc, "reuse": reuse}, timeout)
+        sent_s = time.perf_counter() - t0
+        return replace(self.request({"op": "call", "args": desc, "reuse": reuse}, timeout), sent_s=sent_s)
 
     def call_drawn(self, workload_id: str, seed: int, key: int, timeout: float, reuse: bool = False) -> Reply:
         """Have the worker draw one round's inputs itself (nothing sent) and call; its reply carries their
         fingerprints under `key`, before and after the call. `reuse` as for `call`."""
-        self.send_s = 0.0
         return self.request({"op": "call", "draw": {"workload_id": workload_id, "seed": seed, "key": key},
                              "reuse": reuse}, timeout)
 
