@@ -24,6 +24,11 @@ import torch
 from kernelgenbench.evaluator.inputs import generator
 
 
+def storage_bytes(t: torch.Tensor) -> torch.Tensor:
+    """A uint8 tensor over the whole storage under `t`, on its device (bytes around a view included)."""
+    return torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+
+
 def move(t: torch.Tensor, device: str | torch.device | None,
          memo: dict[tuple[int, int, str], Any] | None = None) -> torch.Tensor:
     """A copy of `t` on `device` (None: its own) with the same sizes, strides and storage offset, in a fresh buffer.
@@ -36,8 +41,7 @@ def move(t: torch.Tensor, device: str | torch.device | None,
     st = t.untyped_storage()
     key = (st.data_ptr(), st.nbytes(), f"{t.device}->{device}")
     if key not in memo:
-        raw = torch.empty(0, dtype=torch.uint8, device=t.device).set_(st)
-        memo[key] = raw.to(device, copy=True).untyped_storage()
+        memo[key] = storage_bytes(t).to(device, copy=True).untyped_storage()
     moved = memo[key]
     return torch.empty(0, dtype=t.dtype, device=device).set_(moved, t.storage_offset(), t.shape, t.stride())
 
@@ -156,7 +160,7 @@ def pack(obj: Any, arena: Arena) -> dict[str, Any]:
             key = (st.data_ptr(), st.nbytes(), str(t.device))
             if key not in index:
                 index[key] = len(raws)
-                raws.append(torch.empty(0, dtype=torch.uint8, device=t.device).set_(st))
+                raws.append(storage_bytes(t))
             return {"tensor": [index[key], str(t.dtype).removeprefix("torch."), list(t.shape), list(t.stride()),
                                t.storage_offset()]}
         if isinstance(v, list):
@@ -283,8 +287,7 @@ _CHUNK_WORDS = 1 << 24  # 128 MiB of a storage at a time: the transient memory s
 
 def _keyed_sum(t: torch.Tensor, key: int) -> int:
     """sum(word_i * weight_i) mod 2**64 over the 8-byte words of `t`'s whole storage, weights drawn from `key`."""
-    st = t.untyped_storage()
-    raw = torch.empty(0, dtype=torch.uint8, device=t.device).set_(st)
+    raw = storage_bytes(t)
     total = 0
     for c, start in enumerate(range(0, raw.numel(), 8 * _CHUNK_WORDS)):
         part = raw[start:start + 8 * _CHUNK_WORDS]

@@ -264,6 +264,8 @@ def _refill(old: Any, new: Any) -> Any:
     tensor's dtype, device, sizes, strides, offset and storage size match."""
     import torch
 
+    from kernelgenbench.evaluator.transfer import storage_bytes
+
     pairs: list[tuple[Any, Any]] = []
 
     def walk(o: Any, n: Any) -> Any:
@@ -290,8 +292,7 @@ def _refill(old: Any, new: Any) -> Any:
     except _LayoutMismatch:
         return None
     for o, n in pairs:  # whole storages: the bytes around a view (and poisoned outputs) come along
-        raw = torch.empty(0, dtype=torch.uint8, device=o.device)
-        raw.set_(o.untyped_storage()).copy_(torch.empty(0, dtype=torch.uint8, device=n.device).set_(n.untyped_storage()))
+        storage_bytes(o).copy_(storage_bytes(n))
     return merged
 
 
