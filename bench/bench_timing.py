@@ -44,9 +44,21 @@ def triton_copy(src: torch.Tensor, dst: torch.Tensor) -> None:
     copy_kernel[(triton.cdiv(n, 8192),)](src, dst, n, BLOCK=8192, num_warps=8)
 
 
-def triton_add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> None:
+def triton_add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, block: int = 1024) -> None:
     n = x.numel()
-    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    add_kernel[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+
+
+def spread(xs: list[float]) -> float:
+    """(max - min) / median."""
+    return (max(xs) - min(xs)) / statistics.median(xs)
+
+
+def repeat_summary(ts: list) -> dict[str, object]:
+    """Headlines and medians (µs) of repeated evaluations of one kernel, with their spreads and CVs."""
+    hs, ms = [t.time_us for t in ts], [t.median_us for t in ts]
+    return {"times_us": hs, "medians_us": ms, "spread": spread(hs), "cv": statistics.pstdev(hs) / statistics.mean(hs),
+            "spread_of_medians": spread(ms), "cv_of_medians": statistics.pstdev(ms) / statistics.mean(ms)}
 
 
 def kernel_us(fn, args, reps: int = 20) -> float:
@@ -95,12 +107,8 @@ def main(out_dir: Path) -> None:
             if empty:
                 torch.cuda.empty_cache()
             ts.append(time_callable(triton_add, add_set, device=dev, config=TimingConfig(**over)))
-        hs, ms = [t.time_us for t in ts], [t.median_us for t in ts]
-        rep[label] = {"config": over, "times_us": hs, "medians_us": ms, "iqrs_us": [t.iqr_us for t in ts],
-                      "spread": (max(hs) - min(hs)) / statistics.median(hs),
-                      "cv": statistics.pstdev(hs) / statistics.mean(hs), "time_us": statistics.median(hs),
-                      "spread_of_medians": (max(ms) - min(ms)) / statistics.median(ms),
-                      "cv_of_medians": statistics.pstdev(ms) / statistics.mean(ms)}
+        rep[label] = {"config": over, **repeat_summary(ts), "iqrs_us": [t.iqr_us for t in ts],
+                      "time_us": statistics.median(t.time_us for t in ts)}
     spread = rep["default"]["spread"]
     rows["repeatability"] = {**rep["default"], "variants": rep}
 

@@ -1,6 +1,6 @@
 """Where the run-to-run variation of one timed kernel comes from, measured side by side in one run.
 
-On the 64 MiB add of bench_timing.py:
+On the 64 MiB add of bench_timing.py (here in 4096-element blocks, as recorded):
 1. one long series of flushed repetitions in one setup, with the histogram of their durations and the
    variation from one window to the next, for windows of 50 and of 200 repetitions (the former and the
    present default count) and three statistics of the window: median, 10 %-trimmed mean (the
@@ -17,35 +17,19 @@ the figures as JSON. GPU only:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import subprocess
 from pathlib import Path
 
 import torch
-import triton
-import triton.language as tl
+from bench_timing import repeat_summary, spread, triton_add
 
 from kernelgenbench.evaluator import timing
 from kernelgenbench.evaluator.timing import TimingConfig, time_callable, trimmed_mean
 
-
-@triton.jit
-def add_kernel(x, y, out, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out + offs, tl.load(x + offs, mask=mask) + tl.load(y + offs, mask=mask), mask=mask)
-
-
-def triton_add(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> None:
-    """out = x + y."""
-    n = x.numel()
-    add_kernel[(triton.cdiv(n, 4096),)](x, y, out, n, BLOCK=4096)
-
-
-def spread(xs: list[float]) -> float:
-    """(max - min) / median."""
-    return (max(xs) - min(xs)) / statistics.median(xs)
+add_4096 = functools.partial(triton_add, block=4096)
 
 
 def gpu_state() -> str:
@@ -62,12 +46,12 @@ def long_series(dev: torch.device, sets: list, reps: int) -> list[float]:
     """Profiler kernel durations (µs) of `reps` calls, each after a writing flush, cycling over `sets`."""
     flush = timing._flush_fn(dev, 2 * timing.l2_bytes(dev), "write")
     for a, _ in sets[:20]:
-        triton_add(*a)
+        add_4096(*a)
     torch.cuda.synchronize()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for i in range(reps):
             flush()
-            triton_add(*sets[i % len(sets)][0])
+            add_4096(*sets[i % len(sets)][0])
         torch.cuda.synchronize()
     acts = timing._device_activities(prof)
     return [(e - s) / 1e3 for s, e, _, name in acts if "add_kernel" in name]
@@ -81,10 +65,7 @@ def windows(series: list[float], w: int, stat) -> dict[str, float]:
 
 def five(config: TimingConfig, add_set, dev: torch.device) -> dict[str, object]:
     """Headlines and medians (µs) of five `time_callable` evaluations, with their spreads."""
-    ts = [time_callable(triton_add, add_set, device=dev, config=config) for _ in range(5)]
-    hs, ms = [t.time_us for t in ts], [t.median_us for t in ts]
-    return {"times_us": hs, "medians_us": ms, "spread": spread(hs), "cv": statistics.pstdev(hs) / statistics.mean(hs),
-            "spread_of_medians": spread(ms), "cv_of_medians": statistics.pstdev(ms) / statistics.mean(ms)}
+    return repeat_summary([time_callable(add_4096, add_set, device=dev, config=config) for _ in range(5)])
 
 
 def main() -> None:
