@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from kernelgenbench.evaluator.dispatch_guard import DispatchRecorder, compute_ops
+from kernelgenbench.evaluator.dispatch_guard import compute_ops
+from kernelgenbench.sandbox.dispatch import DispatchRecorder
 
 
 def test_records_compute_and_allows_allocation_views_copies():
@@ -40,7 +41,7 @@ def test_copies_count_as_compute_for_copy_tasks_and_paused_ops_are_ignored():
 def test_launches_that_compile_a_kernel_variant_are_timed_as_compile():
     import time as time_mod
 
-    from kernelgenbench.evaluator.launch_hook import LaunchCounter
+    from kernelgenbench.sandbox.launches import LaunchCounter
 
     class Kernel:  # a JIT function's in-memory cache: device -> (variants, ...)
         def __init__(self):

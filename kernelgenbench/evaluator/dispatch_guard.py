@@ -1,4 +1,4 @@
-"""Record the ATen ops dispatched while the candidate runs, and tell compute from bookkeeping.
+"""Tell torch compute from bookkeeping among the ATen ops a candidate's worker recorded.
 
 The allowlist (kernelgenbench/data/eval_dispatch_allowlist.yaml) names allocation, metadata and copy
 ops; every op that returns a view is allowed too. Ops dispatched inside a Triton launch (the interpreter
@@ -9,14 +9,11 @@ candidate.
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
 
 import yaml
-from torch.utils._python_dispatch import TorchDispatchMode
 
 
 @dataclass(frozen=True)
@@ -34,27 +31,6 @@ def allowlist() -> Allowlist:
     """The allowlist from kernelgenbench/data/eval_dispatch_allowlist.yaml."""
     data = yaml.safe_load((resources.files("kernelgenbench.data") / "eval_dispatch_allowlist.yaml").read_text())
     return Allowlist(*(frozenset(data[k]) for k in ("allocation", "metadata", "copy", "copy_categories")))
-
-
-class DispatchRecorder(TorchDispatchMode):
-    """A dispatch mode counting every aten op by overload name; `paused` > 0 inside Triton launches."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops: Counter[str] = Counter()
-        self.views: set[str] = set()
-        self.in_launch: Counter[str] = Counter()
-        self.paused = 0
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Mapping | None = None) -> Any:
-        name = str(func.name())  # 'aten::add.Tensor'
-        if self.paused:
-            self.in_launch[name] += 1
-        else:
-            self.ops[name] += 1
-            if getattr(func, "is_view", False):
-                self.views.add(name)
-        return func(*args, **(kwargs or {}))
 
 
 def _packet(op: str) -> str:

@@ -12,25 +12,9 @@ from typing import Any
 import torch
 
 from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.checks import REGISTRY, judge_report
 from kernelgenbench.evaluator.compare import compare_output, flatten, unchanged
-from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
-
-_CRASH_MARKERS = ("illegal memory access", "cuda error", "hip error", "device-side assert", "acceleratorerror",
-                  "unspecified launch failure", "misaligned address")
-_MEMORY_MARKERS = ("out of memory", "can't allocate memory", "outofmemoryerror", "memoryerror", "cannot allocate memory")
-
-
-def classify_exception(exc_type: str, message: str, *, at_import: bool) -> Status:
-    """Status for an exception the candidate raised (at import or in its call)."""
-    text = f"{exc_type} {message}".lower()
-    if any(m in text for m in _MEMORY_MARKERS):
-        return Status.MEMORY_EXCEEDED
-    if any(m in text for m in _CRASH_MARKERS):
-        return Status.CRASHED
-    if at_import or "compilationerror" in text or "triton.compiler" in text:
-        return Status.COMPILE_ERROR
-    return Status.RUNTIME_ERROR
 
 
 def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> dict[str, str | None]:
@@ -44,24 +28,9 @@ def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> d
             for where, v in leaves}
 
 
-def _fmt_ops(ops: list[str]) -> str:
-    return ", ".join(ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
-
-
 def judge_evidence(task: Task, header: Mapping[str, Any]) -> Verdict:
-    """Checks on the worker's evidence alone: tampering, exceptions, torch compute, Triton launches."""
-    tamper = list(header.get("tampering") or [])
-    if tamper:
-        return Verdict(Status.TAMPERING, "; ".join(tamper))
-    if header.get("event") == "error":
-        status = classify_exception(str(header.get("exc_type", "")), str(header.get("message", "")), at_import=False)
-        return Verdict(status, f"{header.get('exc_type')}: {header.get('message')}\n{header.get('traceback', '')}".strip())
-    compute = compute_ops(header.get("ops") or [], header.get("views") or [], category=task.category)
-    if compute:
-        return Verdict(Status.TORCH_FALLBACK, f"torch compute dispatched during the call: {_fmt_ops(compute)}")
-    if not header.get("launches"):
-        return Verdict(Status.NO_TRITON_LAUNCH, "no Triton kernel was launched during the call")
-    return PASS
+    """Checks on the worker's evidence alone, in registry order (tampering, exceptions, torch compute, launches)."""
+    return judge_report(REGISTRY, task, header)
 
 
 def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | None, *, ref_return: Any,

@@ -27,10 +27,11 @@ import torch
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.errors import DatasetError
 from kernelgenbench.evaluator import platform as platform_mod
+from kernelgenbench.evaluator.checks.exception import classify_exception
 from kernelgenbench.evaluator.cost import written_outputs
 from kernelgenbench.evaluator.devices import DevicePool
 from kernelgenbench.evaluator.inputs import load_code, round_inputs, split_call_args
-from kernelgenbench.evaluator.judge import classify_exception, judge_call
+from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.precision import precision_policy
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.static_checks import check_source

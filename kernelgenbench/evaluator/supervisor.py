@@ -53,8 +53,8 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
             # gluon are what the first interpreted launch imports.
             ctx.set_forkserver_preload(["torch", "torch._dynamo", "triton", "triton.language",
                                         "triton.runtime.interpreter", "triton.experimental.gluon",
-                                        "kernelgenbench.evaluator.worker", "kernelgenbench.evaluator.compare",
-                                        "kernelgenbench.evaluator.dispatch_guard", "kernelgenbench.evaluator.launch_hook",
+                                        "kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
+                                        "kernelgenbench.sandbox.launches",
                                         "kernelgenbench.dataset.record"])
             old = os.environ.get("TRITON_INTERPRET")
             os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
@@ -86,7 +86,7 @@ class Worker:
     """One worker process serving one candidate."""
 
     def __init__(self, setup: dict[str, Any], *, start_method: str = "forkserver") -> None:
-        from kernelgenbench.evaluator import worker as worker_mod
+        from kernelgenbench.sandbox import worker as worker_mod
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])

@@ -108,9 +108,9 @@ def _watched() -> dict[str, tuple[Any, str]]:
         pairs["triton.testing.do_bench"] = (triton.testing, "do_bench")
     except ImportError:
         pass
-    for modname in ("kernelgenbench.evaluator.compare", "kernelgenbench.evaluator.worker",
-                    "kernelgenbench.evaluator.transfer", "kernelgenbench.evaluator.dispatch_guard",
-                    "kernelgenbench.evaluator.launch_hook", "kernelgenbench.evaluator.timing",
+    for modname in ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
+                    "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
+                    "kernelgenbench.evaluator.timing",
                     "kernelgenbench.evaluator.inputs"):
         try:
             mod = importlib.import_module(modname)
@@ -318,9 +318,9 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     the task does not declare mutable travels back only if its fingerprint changed; otherwise every tensor
     argument does.
     """
-    from kernelgenbench.evaluator.dispatch_guard import DispatchRecorder
     from kernelgenbench.evaluator.inputs import split_call_args
-    from kernelgenbench.evaluator.launch_hook import LaunchCounter
+    from kernelgenbench.sandbox.dispatch import DispatchRecorder
+    from kernelgenbench.sandbox.launches import LaunchCounter
 
     storages: dict[int, str] = {}
     for name, v in args.items():

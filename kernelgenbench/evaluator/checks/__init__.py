@@ -1,0 +1,19 @@
+"""The registry of checks on what a candidate did during its call (not on its outputs' values).
+
+Each check is one module in this package exporting `CHECK`: its name, the status it gives, the sandbox
+collector whose evidence it reads, its judge (pure: the task and the worker's report in, the first piece
+of evidence out, or None), its line in the prompt's "forbidden" list and the corpus files that must
+trigger it. `REGISTRY` holds them in the order they are judged; the first that fires decides the verdict.
+"""
+
+from __future__ import annotations
+
+from kernelgenbench.evaluator.checks.base import Check, judge_report
+from kernelgenbench.evaluator.checks.exception import CHECK as EXCEPTION
+from kernelgenbench.evaluator.checks.no_launch import CHECK as NO_LAUNCH
+from kernelgenbench.evaluator.checks.tampering import CHECK as TAMPERING
+from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
+
+REGISTRY: tuple[Check, ...] = (TAMPERING, EXCEPTION, TORCH_FALLBACK, NO_LAUNCH)
+
+__all__ = ["REGISTRY", "Check", "judge_report"]

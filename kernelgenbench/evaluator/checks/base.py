@@ -1,0 +1,37 @@
+"""What a check is, and how the registry judges one call's report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.status import PASS, Status, Verdict
+
+# The judge: the task and the worker's report of one call in, the first piece of evidence out (None: clean).
+Judge = Callable[[Task, Mapping[str, Any]], "tuple[Status, str] | str | None"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: where its evidence is collected, how it is judged, what it is called in results and prompts."""
+
+    name: str
+    status: Status
+    collector: str  # the module of kernelgenbench.sandbox that gathers its evidence
+    judge: Judge
+    prompt: str = ""  # its line in the prompt's "forbidden" list ('' when a common line covers it)
+    corpus: tuple[str, ...] = ()  # tests/corpus/*.py stems that must get this status
+
+
+def judge_report(checks: Iterable[Check], task: Task, report: Mapping[str, Any]) -> Verdict:
+    """The first check that fires decides; PASS when none does."""
+    for check in checks:
+        hit = check.judge(task, report)
+        if hit is None:
+            continue
+        if isinstance(hit, tuple):
+            return Verdict(*hit)
+        return Verdict(check.status, hit)
+    return PASS

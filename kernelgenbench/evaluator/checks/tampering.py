@@ -1,0 +1,23 @@
+"""Tampering: the evaluator's functions replaced, threads or side streams left behind (the worker says which)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.status import Status
+
+
+def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+    """Every tampering mark the worker found, joined."""
+    marks = list(report.get("tampering") or [])
+    return "; ".join(marks) if marks else None
+
+
+CHECK = Check(
+    name="tampering", status=Status.TAMPERING, collector="worker", judge=judge,
+    prompt="Caching results between calls, or touching the evaluator, its timers or its comparison functions.",
+    corpus=("tamper_allclose", "tamper_compare", "tamper_timer", "thread", "side_stream"),
+)
