@@ -237,6 +237,19 @@ def test_cutlass_scaled_mm_matches_vllm_baseline(a_dtype, ga, gb):
     torch.testing.assert_close(args["out"].float(), ref, atol=3e-2, rtol=1.6e-2)
 
 
+@pytest.mark.parametrize("m,n,k", [(8, 256, 1024), (300, 128, 256)])
+def test_cutlass_scaled_mm_block_scales_when_k_exceeds_n_or_m_exceeds_k(m, n, k):
+    # Block-wise scales are [M, K/128] and [K/128, N/128]; expanding them once sliced rows where it meant
+    # columns and raised for K > N or M > K.
+    p = dict(m=m, n=n, k=k, a_dtype="float8_e4m3fn", a_scale_group_shape=(1, 128), b_scale_group_shape=(128, 128),
+             use_bias=False, out_dtype="bfloat16")
+    args = CUT.make_cutlass_scaled_mm_inputs(p, seed=0, device="cpu")
+    assert tuple(args["a_scales"].shape) == (m, k // 128) and tuple(args["b_scales"].shape) == (k // 128, n // 128)
+    CUT.cutlass_scaled_mm(**args)
+    ref = _baseline_scaled_mm(args["a"], args["b"], args["a_scales"], args["b_scales"], args["bias"])
+    torch.testing.assert_close(args["out"].float(), ref, atol=3e-2, rtol=1.6e-2)
+
+
 @pytest.mark.parametrize("per_token", [True, False])
 def test_cutlass_scaled_mm_azp_equals_shifted_activations(per_token):
     args = CUT.make_cutlass_scaled_mm_azp_inputs(dict(m=32, n=64, k=128, out_dtype="float16", use_bias=True,

@@ -42,7 +42,7 @@ def _expand_scale(s: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
     if s.shape[0] not in (1, rows):
         s = s.repeat_interleave(math.ceil(rows / s.shape[0]), dim=0)[:rows]
     if s.shape[1] not in (1, cols):
-        s = s.repeat_interleave(math.ceil(cols / s.shape[1]), dim=1)[:cols]
+        s = s.repeat_interleave(math.ceil(cols / s.shape[1]), dim=1)[:, :cols]
     return s.expand(rows, cols)
 
 
