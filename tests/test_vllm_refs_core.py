@@ -544,3 +544,61 @@ def test_references_run_on_the_accelerator_as_on_cpu(name):
         _compare(out_cpu, out_dev, e["tolerance"], f"{name} {p} return")
         for k, v in cpu.items():
             _compare(v, dev[k], e["tolerance"], f"{name} {p} {k}")
+
+
+def _qk_norm_rope_rounding_between_steps(a: dict) -> torch.Tensor:
+    # vLLM's test reference (RMSNorm.forward_native then RotaryEmbedding.forward_native in the dtype): it
+    # rounds after the norm, after the weight, and in every product of the rotation.
+    qkv, dt = a["qkv"].clone(), a["qkv"].dtype
+    hq, hk, hv, d = a["num_heads_q"], a["num_heads_k"], a["num_heads_v"], a["head_dim"]
+    heads = qkv.view(qkv.shape[0], hq + hk + hv, d)
+
+    def norm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + a["eps"])).to(dt) * w
+
+    cs = a["cos_sin_cache"][a["position_ids"].long()].to(dt)
+    half = d // 2
+    cos, sin = cs[:, None, :half], cs[:, None, half:]
+
+    def rot(x: torch.Tensor) -> torch.Tensor:
+        if a["is_neox"]:
+            x1, x2 = x[..., :half], x[..., half:]
+            return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+        x1, x2 = x[..., ::2], x[..., 1::2]
+        return torch.stack([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1).flatten(-2)
+
+    heads[:, :hq] = rot(norm(heads[:, :hq], a["q_weight"]))
+    heads[:, hq:hq + hk] = rot(norm(heads[:, hq:hq + hk], a["k_weight"]))
+    return qkv
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_fused_qk_norm_rope_tolerance_admits_rounding_between_steps(dtype):
+    from kernelgenbench.dataset.record import Tolerance
+    from kernelgenbench.evaluator.compare import compare_values
+
+    entry = yaml.safe_load((resources.files("kernelgenbench.data") / "vllm_curated_core.yaml").read_text())
+    tol = Tolerance(**next(v for k, v in _walk_entries(entry) if k == "fused_qk_norm_rope")["tolerance"][dtype])
+    failed = []
+    for is_neox in (True, False):
+        for eps in (1e-5, 1e-6):
+            for seed in range(6):
+                a = R.make_fused_qk_norm_rope_inputs({"dtype": dtype, "is_neox": is_neox, "eps": eps,
+                                                      "num_tokens": 16}, seed=seed, device="cpu")
+                ours = a["qkv"].clone()
+                R.fused_qk_norm_rope(**{**a, "qkv": ours})
+                verdict, _ = compare_values("qkv", ours, _qk_norm_rope_rounding_between_steps(a), tol)
+                if not verdict.passed:
+                    failed.append((is_neox, eps, seed, verdict.evidence))
+    assert not failed, failed
+
+
+def _walk_entries(node):
+    # The curated YAML nests op entries one level under section keys.
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(v, dict) and "tolerance" in v:
+                yield k, v
+            else:
+                yield from _walk_entries(v)
