@@ -24,10 +24,10 @@ _SOURCES = ("aten", "vllm", "cublas")
 
 
 def default_card_template() -> Path:
-    """The card template of the kernelgenbench checkout (`cards/dataset_card.md.j2` beside the package)."""
-    # The template lives in the repository's cards/ folder (the project layout), not in the package, so it
-    # is only found from a source checkout or editable install; elsewhere pass --card-template.
-    path = Path(str(resources.files("kernelgenbench"))).parent / "cards" / CARD_TEMPLATE_NAME
+    """The card template shipped with the package (`cards/dataset_card.md.j2`, linked into kernelgenbench/data)."""
+    # cards/ is where the template is edited; a link in kernelgenbench/data makes wheels carry it (setuptools
+    # copies the file a link points to), so `kgb build` works after a plain, non-editable install too.
+    path = Path(str(resources.files("kernelgenbench.data") / CARD_TEMPLATE_NAME))
     if not path.is_file():
         raise SourceNotFound(f"{path}: card template not found; pass --card-template PATH (a {CARD_TEMPLATE_NAME})")
     return path
