@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import torch
 
 from kernelgenbench.extractors.aten.default_workloads import resolve_dim, template_args
@@ -92,3 +94,36 @@ def test_entry_points_and_reference_code():
     exec(ref["code"], ns)
     x = torch.ones(3)
     assert ns["add__Tensor"](x, torch.ones(3), alpha=2) is x and x.tolist() == [3.0, 3.0, 3.0]
+
+
+_TRACE_DUMP = ("import json, sys\n"
+               "from kernelgenbench.extractors.aten.opinfo_workloads import trace_op_db\n"
+               "kept, failed = trace_op_db(lambda q: True)\n"
+               "sys.stdout.write(json.dumps({q: [[s.origin, s.args] for s in v] for q, v in sorted(kept.items())}, "
+               "sort_keys=True))\n")
+
+
+def _bounds(node, out):
+    if isinstance(node, dict):
+        if node.get("dist") in ("uniform", "randint"):
+            out.append(max(abs(float(node["low"])), abs(float(node["high"]))))
+        for v in node.values():
+            _bounds(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _bounds(v, out)
+    return out
+
+
+def test_opinfo_tracing_is_identical_across_processes_and_reads_no_uninitialized_memory():
+    import os
+    import subprocess
+    import sys
+
+    runs = [subprocess.run([sys.executable, "-c", _TRACE_DUMP], capture_output=True, text=True, timeout=600, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(h)}).stdout for h in (1, 2)]
+    assert runs[0] == runs[1]
+    traced = json.loads(runs[0])
+    # aten/fill_.Scalar's self comes from torch.empty in OpInfo; its spec once read garbage bounds like 4e33.
+    assert all(b <= 1e10 for b in _bounds(traced, []))
+    assert max(_bounds(traced["fill_.Scalar"], [])) < 1e4

@@ -9,11 +9,13 @@ with a Python number reaches add.Tensor (the number wrapped), never add.Scalar.
 from __future__ import annotations
 
 import json
+import random
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -29,6 +31,10 @@ class TracedSample:
     args: dict[str, Any]
 
 
+_EMPTY_OPS = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty",
+                        "aten::new_empty_strided", "aten::empty_permuted"})
+
+
 class _Recorder(TorchDispatchMode):
     """Records aten calls whose overload is wanted, up to `cap` distinct argument sets per overload."""
 
@@ -36,6 +42,21 @@ class _Recorder(TorchDispatchMode):
                  seen: dict[str, set[str]], cap: int, origin: str) -> None:
         super().__init__()
         self.wanted, self.kept, self.seen, self.cap, self.origin = wanted, kept, seen, cap, origin
+        # Storages allocated by an `empty` op and not written since: their values are whatever memory held,
+        # so a spec must not take its value range from them (nor would two extractions agree on it).
+        self.unwritten: set[int] = set()
+
+    def _uninitialized(self, t: torch.Tensor) -> bool:
+        return t.numel() > 0 and t.untyped_storage().data_ptr() in self.unwritten
+
+    def _track_writes(self, func: Any, args: tuple, kwargs: dict, out: Any) -> None:
+        named = dict(zip((a.name for a in func._schema.arguments), args, strict=False)) | kwargs
+        for a in func._schema.arguments:
+            v = named.get(a.name)
+            if a.alias_info is not None and a.alias_info.is_write and isinstance(v, torch.Tensor):
+                self.unwritten.discard(v.untyped_storage().data_ptr())
+        if func._schema.name in _EMPTY_OPS and isinstance(out, torch.Tensor) and out.numel():
+            self.unwritten.add(out.untyped_storage().data_ptr())
 
     def _spec(self, func: Any, args: tuple, kwargs: dict) -> dict[str, Any] | None:
         schema = func._schema
@@ -48,7 +69,7 @@ class _Recorder(TorchDispatchMode):
             for k, v in named.items():
                 if isinstance(v, torch.Generator):
                     return None  # a seeded generator cannot be re-created from a spec
-                specs[k] = value_spec(v)
+                specs[k] = value_spec(v, self._uninitialized)
             return specs
         except Unserializable:
             return None
@@ -62,6 +83,7 @@ class _Recorder(TorchDispatchMode):
             if self.wanted(q) and len(self.kept.get(q, ())) < self.cap:
                 pending = (q, self._spec(func, args, kwargs))
         out = func(*args, **kwargs)
+        self._track_writes(func, args, kwargs, out)
         # Only calls that succeeded are kept: the recorded arguments are ones the overload accepts.
         if pending is not None and pending[1] is not None:
             q, specs = pending
@@ -104,6 +126,8 @@ def trace_op_db(
             # Samples are random: a fixed seed keeps the extraction reproducible. The CPU generator only:
             # torch.manual_seed would also queue a (costly) lazy seeding of every accelerator backend.
             torch.random.default_generator.manual_seed(0)
+            random.seed(0)  # some sample functions draw Python numbers (margins, scalars) with `random`
+            np.random.seed(0)
             try:
                 # The sample function itself, not op.sample_inputs: that wraps it in a tracker that walks
                 # the whole Python stack (inspect.stack) for every sample, 100x the cost of the tracing.
