@@ -99,10 +99,28 @@ def test_release_tag_falls_back_to_the_cached_sdist(tmp_path: Path) -> None:
     assert (got.origin, got.fetched, got.version, got.commit) == ("sdist-fallback", False, "0.13.0", "72506c983")
     assert "used the 0.13.0 source distribution" in got.note
     with pytest.raises(NetworkUnavailable) as err:
-        resolve_rev("main", str(tmp_path / "unreachable"), tmp_path)
-    assert str(err.value).startswith("cannot resolve --rev main: git ls-remote ")
-    assert str(err.value).endswith("; pass --source PATH (a vLLM checkout or source distribution) or a release tag "
-                                   "such as --rev v0.13.0 (fetched as a source distribution)")
+        resolve_rev("0123abcd", str(tmp_path / "unreachable"), tmp_path)
+    assert str(err.value).startswith("cannot resolve --rev 0123abcd: git ls-remote ")
+    assert str(err.value).endswith("; a commit id needs git: pass --source PATH (a vLLM checkout or source "
+                                   "distribution) or a release tag such as --rev v0.13.0")
+
+
+def test_branch_falls_back_to_the_newest_release(tmp_path: Path) -> None:
+    sdist_tree("0.13.0")
+    # The newest release is looked up on the package index; 0.13.0 stands in for it so the cached sdist serves.
+    got = resolve_rev("main", str(tmp_path / "unreachable"), default_cache_dir(), newest=lambda: "0.13.0")
+    assert (got.origin, got.version) == ("sdist-fallback", "0.13.0")
+    assert "used the newest release on the package index, 0.13.0, in place of branch main" in got.note
+
+
+def test_newest_release_reads_the_package_index() -> None:
+    from kernelgenbench.extractors.vllm.resolve import newest_release
+
+    try:
+        version = newest_release()
+    except NetworkUnavailable as exc:
+        pytest.skip(f"package index unreachable: {exc}")
+    assert tuple(int(x) for x in version.split(".")[:2]) >= (0, 33)
 
 
 def test_source_tarball_and_folder(tmp_path: Path) -> None:
@@ -115,14 +133,14 @@ def test_source_tarball_and_folder(tmp_path: Path) -> None:
     assert str(err.value) == f"--source {tmp_path / 'none'}: no such file or folder"
 
 
-def test_cli_rev_main_without_a_code_host_is_one_line(tmp_path: Path) -> None:
+def test_cli_rev_commit_without_a_code_host_is_one_line(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-c", "from kernelgenbench.cli.main import extract_main; extract_main()",
-                          "vllm", "--rev", "main", "--repo-url", str(tmp_path / "unreachable"),
+                          "vllm", "--rev", "0123abcd", "--repo-url", str(tmp_path / "unreachable"),
                           "--cache-dir", str(tmp_path)], capture_output=True, text=True, check=False)
     assert res.returncode == 2
     assert res.stdout == ""
     lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("kgb-extract: error: cannot resolve --rev main:")
+    assert len(lines) == 1 and lines[0].startswith("kgb-extract: error: cannot resolve --rev 0123abcd:")
     assert "--source PATH" in lines[0] and "--rev v0.13.0" in lines[0]
 
 

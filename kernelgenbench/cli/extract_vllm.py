@@ -52,7 +52,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
     @extract_app.command("vllm")
     def vllm(
         rev: Annotated[str, typer.Option(
-            "--rev", help="Branch, tag or commit of --repo-url (a vX.Y.Z tag falls back to its sdist).")] = "main",
+            "--rev", help="Branch, tag or commit of --repo-url (without git: a vX.Y.Z tag falls back to its sdist, a branch to the newest release's).")] = "main",
         repo_url: Annotated[str | None, typer.Option(
             "--repo-url", help="Git repository (URL or local path); default: the upstream vLLM repository.")] = None,
         source: Annotated[Path | None, typer.Option(

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -293,19 +294,43 @@ def _download_error(version: str, output: str) -> KgbError:
     return NetworkUnavailable(f"pip download vllm=={version} failed: {_first_line(output)}")
 
 
-def resolve_rev(rev: str, repo_url: str = DEFAULT_REPO_URL, cache: Path | None = None) -> ResolvedSource:
-    """A git revision; a release tag falls back to its sdist when git cannot reach the repository."""
+def newest_release() -> str:
+    """The newest vLLM release on the package index (`pip index versions`), e.g. '0.34.0'."""
+    cmd = [sys.executable, "-m", "pip", "index", "versions", "vllm"]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        raise NetworkUnavailable("pip index versions vllm timed out") from None
+    m = re.search(r"^vllm \((\d+\.\d+\.\d+(?:\.post\d+)?)\)", res.stdout, re.MULTILINE)
+    if res.returncode != 0 or not m:
+        raise NetworkUnavailable(f"pip index versions vllm failed: {_first_line(res.stderr or res.stdout)}")
+    return m.group(1)
+
+
+def _is_commit(rev: str) -> bool:
+    return re.fullmatch(r"[0-9a-fA-F]{7,40}", rev) is not None
+
+
+def resolve_rev(rev: str, repo_url: str = DEFAULT_REPO_URL, cache: Path | None = None,
+                newest: Callable[[], str] = newest_release) -> ResolvedSource:
+    """A git revision; when git cannot reach the repository, a release tag falls back to its sdist and a
+    branch (main, ...) to the newest release's sdist on the package index, saying so in the note."""
     cache = cache or default_cache_dir()
     try:
         return resolve_git(rev, repo_url, cache)
     except GitUnavailable as exc:
         m = _RELEASE_TAG.fullmatch(rev)
-        if not m:
+        if m:
+            version, why = m.group(1), f"used the {m.group(1)} source distribution"
+        elif _is_commit(rev):
             raise NetworkUnavailable(
-                f"cannot resolve --rev {rev}: {exc}; pass --source PATH (a vLLM checkout or source "
-                f"distribution) or a release tag such as --rev v0.13.0 (fetched as a source distribution)"
+                f"cannot resolve --rev {rev}: {exc}; a commit id needs git: pass --source PATH (a vLLM checkout "
+                f"or source distribution) or a release tag such as --rev v0.13.0"
             ) from None
-        tarball, downloaded = download_sdist(m.group(1), cache)
+        else:
+            version = newest()
+            why = f"used the newest release on the package index, {version}, in place of branch {rev}"
+        tarball, downloaded = download_sdist(version, cache)
         src = resolve_source(tarball, cache)
         return ResolvedSource(src.root, src.version, src.commit, "sdist-fallback", downloaded,
-                              note=f"git unavailable ({exc}); used the {m.group(1)} source distribution")
+                              note=f"git unavailable ({exc}); {why}")
