@@ -176,3 +176,34 @@ def test_033_schema_changes_detach_the_reference(v033: Extraction) -> None:
     assert outcomes["paged_attention_v1"].state == "absent"
     assert "paged_attention_v1" in v033.summary() and "schema mismatches:" in v033.summary()
     assert rs["vllm/reshape_and_cache_flash"]["details"]["vllm"]["reference_status"] == "ok"
+
+
+def test_013_one_broken_def_loses_only_itself(tmp_path, v013: Extraction) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    tree = sdist_tree("0.13.0")
+    root = tmp_path / "vllm"
+    shutil.copytree(tree.root, root)
+    bindings = root / "csrc" / "torch_bindings.cpp"
+    text = bindings.read_text()
+    broken = text.replace('"rms_norm(Tensor! result, Tensor input, Tensor weight, float epsilon) -> "\n      "()");',
+                          '"rms_norm(Tensor! result, Tensor input, Tensor weight, float epsilon) -> "\n      "()";', 1)
+    assert broken != text
+    bindings.write_text(broken)
+    got = extract(root, SourceInfo(tree.version, tree.commit))
+    lost = {r["id"] for r in v013.records} - {r["id"] for r in got.records}
+    # Only rms_norm's own record goes; the CPU build's rms_norm keeps its suffixed id and gets no reference.
+    assert lost == {"vllm/rms_norm"}, sorted(lost)
+    line = text[: text.index('"rms_norm(Tensor! result')].count("\n")  # the def's `ops.def(` line
+    assert any(u.startswith(f"csrc/torch_bindings.cpp:{line}:") and "skipped" in u for u in got.unreadable), got.unreadable
+    assert [c.name for c in got.lost_curated] == ["rms_norm"]
+    cpu = [r for r in got.records if r["name"] == "rms_norm"]
+    assert cpu and all(r["reference"] is None for r in cpu)
+    res = subprocess.run([sys.executable, "-c", "from kernelgenbench.cli.main import extract_main; extract_main()",
+                          "vllm", "--source", str(root), "--out", str(tmp_path / "out.jsonl"), "--no-progress"],
+                         capture_output=True, text=True, check=False, timeout=600)
+    assert res.returncode == 1
+    assert "curated op(s) rms_norm absent while 1 registration(s) could not be read (csrc/torch_bindings.cpp:" \
+        in res.stderr

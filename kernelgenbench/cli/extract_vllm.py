@@ -97,5 +97,10 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             if c.state in ("schema_mismatch", "absent"):
                 typer.echo(f"curated {c.name}: {c.state}: {c.detail}", err=True)
         typer.echo(result.summary(), err=True)
-        if result.invalid:
+        lost = result.lost_curated
+        if lost:
+            typer.echo(f"kgb-extract: error: curated op(s) {', '.join(c.name for c in lost)} absent while "
+                       f"{len(result.unreadable)} registration(s) could not be read ({result.unreadable[0]})",
+                       err=True)
+        if result.invalid or lost:
             raise typer.Exit(1)

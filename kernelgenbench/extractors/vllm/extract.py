@@ -46,6 +46,12 @@ class Extraction:
     curated: tuple[CuratedOutcome, ...]
     invalid: tuple[str, ...]  # records that failed validation (a bug; not written)
     source: SourceInfo
+    unreadable: tuple[str, ...] = ()  # registration files or definitions that could not be read (file:line: why)
+
+    @property
+    def lost_curated(self) -> list[CuratedOutcome]:
+        """Curated ops absent while some registration could not be read: possibly lost to the source, not upstream."""
+        return self.curated_in("absent") if self.unreadable else []
 
     def curated_in(self, state: str) -> list[CuratedOutcome]:
         """Curated outcomes in one state."""
@@ -77,23 +83,28 @@ def _impl_index(impls: tuple[OpImpl, ...]) -> dict[tuple[str, str, str], list[Op
     return index
 
 
-def _record_overloads(defs: tuple[OpDef, ...]) -> Iterator[tuple[OpDef, str, OpDef | None]]:
-    """Each def with the overload part of its id: the first def of a name keeps it, later ones get a suffix."""
+def _record_overloads(defs: tuple[OpDef, ...], curated: frozenset[str] = frozenset()
+                      ) -> Iterator[tuple[OpDef, str, OpDef | None]]:
+    """Each def with the overload part of its id: the first def of a name keeps it, later ones get a suffix.
+
+    A CPU-build def of a curated name always gets its suffix: the bare id belongs to the GPU op (whose
+    reference the record would carry), so a CPU registration never stands in for it.
+    """
     taken: dict[str, OpDef] = {}
     for d in defs:
         base = d.overload
         first = taken.get(d.qualified_name)
-        if first is None:
+        if first is None and not (d.build == "cpu" and d.qualified_name in curated):
             taken[d.qualified_name] = d
             yield d, base, None
             continue
         # Deterministic: namespace, then the build where it differs from the first, then the line.
-        suffix = d.namespace.lstrip("_") + (f"_{d.build}" if d.build != first.build else "")
+        suffix = d.namespace.lstrip("_") + (f"_{d.build}" if first is None or d.build != first.build else "")
         candidate = f"{base}_{suffix}" if base else suffix
         if f"{d.name}.{candidate}" in taken:
             candidate = f"{candidate}_L{d.location.line}"
         taken[f"{d.name}.{candidate}"] = d
-        yield d, candidate, first
+        yield d, candidate, first or d
 
 
 def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = None,
@@ -126,7 +137,9 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     statuses: dict[str, tuple[ReferenceStatus, list[str]]] = {}
     defs = regs.defs
     present = {d.qualified_name for d in defs}
-    for k, (d, overload, first) in enumerate(_record_overloads(defs)):
+    # The curated references describe the GPU op: a CPU-build registration never stands in for it.
+    curated_present = {d.qualified_name for d in defs if d.build != "cpu"}
+    for k, (d, overload, first) in enumerate(_record_overloads(defs, frozenset(curated.entries))):
         step("records", k, len(defs))
         schema: ParsedSchema | None = None
         if d.schema is not None:
@@ -138,7 +151,7 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         own = impls.get((d.namespace, d.qualified_name, d.build)) or []
         wrapper = wrapper_for(wrappers, d.namespace, d.name)
         wrapper_names = frozenset(w.name for w in wrappers if (d.namespace, d.name) in w.ops)
-        entry = curated.entries.get(d.qualified_name) if first is None else None
+        entry = curated.entries.get(d.qualified_name) if first is None and d.build != "cpu" else None
         inp = RecordInput(
             op=d,
             record_overload=overload,
@@ -182,9 +195,11 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         records.append(rec[0])
         statuses[op] = (rec[1], rec[2])
         present.add(op)
+        curated_present.add(op)
     step("records", len(defs), len(defs))
-    outcomes = [_outcome(name, ops, curated, statuses, present) for name, ops in curated.names.items()]
-    return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source)
+    outcomes = [_outcome(name, ops, curated, statuses, curated_present) for name, ops in curated.names.items()]
+    return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source,
+                      tuple(s.reason for s in regs.skipped))
 
 
 def _schemas_of(defs: Iterable[OpDef]) -> dict[tuple[str, str], ParsedSchema]:
@@ -231,7 +246,8 @@ def _outcome(name: str, ops: tuple[str, ...], curated: CuratedData,
              statuses: dict[str, tuple[ReferenceStatus, list[str]]], present: set[str]) -> CuratedOutcome:
     absent = [op for op in ops if op not in present]
     if absent:
-        return CuratedOutcome(name, "absent", f"not registered at this revision: {', '.join(absent)}")
+        return CuratedOutcome(name, "absent", f"not registered (outside the CPU build) at this revision: "
+                                              f"{', '.join(absent)}")
     no_entry = [op for op in ops if op not in curated.entries]
     if no_entry:
         return CuratedOutcome(name, "no_entry", f"no curated entry for {', '.join(no_entry)}")

@@ -84,6 +84,7 @@ class RegistrationFile:
     path: str
     defs: tuple[OpDef, ...]
     impls: tuple[OpImpl, ...]
+    problems: tuple[str, ...] = ()  # one line each (file:line: why): a def or impl that could not be read
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def parse_registrations(text: str, *, file: str, extension: str = "_C", build: s
     defines: dict[str, str] = {}
     defs: list[OpDef] = []
     impls: list[OpImpl] = []
+    problems: list[str] = []
     block: _Block | None = None
     depth = 0
     i = 0
@@ -205,27 +207,54 @@ def parse_registrations(text: str, *, file: str, extension: str = "_C", build: s
             and toks[i + 2].text in ("def", "impl")
             and _is(toks, i + 3, "(")
         ):
-            args, j = _call_args(toks, i + 3, file)
-            where = Location(file, t.line)
-            if toks[i + 2].text == "def":
-                defs.append(_make_def(args, block, where, guards.conditions, build))
-            else:
-                impls.append(_make_impl(args, block, where, guards.conditions, build))
-            i = j
+            i = _read_registration(toks, i, block, guards.conditions, build, file, defs, impls, problems)
             continue
         i += 1
     guards.check_closed()
     if block is not None:
         raise SourceParseError(f"{block.macro} block is not closed", file=file, line=toks[-1].line if toks else 1)
-    return RegistrationFile(file, tuple(defs), tuple(impls))
+    return RegistrationFile(file, tuple(defs), tuple(impls), tuple(problems))
+
+
+def _read_registration(toks: list[Token], i: int, block: _Block, guards: tuple[str, ...], build: str, file: str,
+                       defs: list[OpDef], impls: list[OpImpl], problems: list[str]) -> int:
+    """Read the `var.def(...)` / `var.impl(...)` statement at i into defs or impls; the index after it.
+
+    A statement that cannot be read (a missing parenthesis, a schema that is not a literal) is reported in
+    `problems` and skipped up to its `;`, so one broken definition loses only itself.
+    """
+    t = toks[i]
+    where = Location(file, t.line)
+    try:
+        args, j = _call_args(toks, i + 3, file, statement=True)
+        if toks[i + 2].text == "def":
+            defs.append(_make_def(args, block, where, guards, build))
+        else:
+            impls.append(_make_impl(args, block, where, guards, build))
+        return j
+    except SourceParseError as exc:
+        problems.append(f"{exc}; this {block.var}.{toks[i + 2].text}() was skipped")
+        return _statement_end(toks, i + 3)
+
+
+def _statement_end(toks: list[Token], i: int) -> int:
+    """The index after the next `;` (the end of a broken statement), or the end of the tokens."""
+    while i < len(toks) and not (toks[i].kind is TokKind.PUNCT and toks[i].text == ";"):
+        i += 1
+    return i + 1
 
 
 def _is(toks: list[Token], i: int, punct: str) -> bool:
     return i < len(toks) and toks[i].kind is TokKind.PUNCT and toks[i].text == punct
 
 
-def _call_args(toks: list[Token], open_idx: int, file: str) -> tuple[list[list[Token]], int]:
-    """The top-level comma-separated arguments of the call whose '(' is at open_idx; and the index after ')'."""
+def _call_args(toks: list[Token], open_idx: int, file: str, *,
+               statement: bool = False) -> tuple[list[list[Token]], int]:
+    """The top-level comma-separated arguments of the call whose '(' is at open_idx; and the index after ')'.
+
+    With `statement`, the call must close before the `;` that ends its statement (a `;` directly inside its
+    parentheses means a `)` is missing).
+    """
     args: list[list[Token]] = [[]]
     stack: list[Token] = []
     for k in range(open_idx, len(toks)):
@@ -244,6 +273,9 @@ def _call_args(toks: list[Token], open_idx: int, file: str) -> tuple[list[list[T
         elif len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ",":
             args.append([])
             continue
+        elif statement and len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ";":
+            raise SourceParseError(f"unclosed '(': the statement ends at line {t.line} before its ')'", file=file,
+                                   line=toks[open_idx].line)
         if t.kind is not TokKind.DIRECTIVE:
             args[-1].append(t)
     raise SourceParseError("unclosed '(' in a registration call", file=file, line=toks[open_idx].line)
@@ -370,6 +402,7 @@ def scan_registrations(root: Path, table: BuildTable | None = None) -> Registrat
         except SourceParseError as exc:
             skipped.append(SkippedFile(rel, str(exc)))
             continue
+        skipped.extend(SkippedFile(rel, why) for why in parsed.problems)
         if parsed.defs or parsed.impls:
             files.append(parsed)
     files.sort(key=lambda f: (table.rank(table.lookup(f.path).build), f.path != "csrc/torch_bindings.cpp", f.path))
