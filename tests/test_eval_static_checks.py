@@ -117,6 +117,23 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
     ("f = __builtins__['eval']\n", "c.py:1: __builtins__: rebinds or fetches builtins by computed name"),
     ("x = object.__subclasses__()\n",
      "c.py:1: .__subclasses__: reaches every class loaded in the process (the evaluator's included)"),
+    # names hidden in other spellings
+    ("from gc import *\nx = get_objects()\n",
+     "c.py:1: from gc import *: a star import hides which names are used from the static check"),
+    ("import torch\ndef f(x):\n    return torch.utils.dlpack.to_dlpack(x)\n", "c.py:3: torch.utils.dlpack.to_dlpack: "
+     "hands a tensor's memory to another library (host compute out of the recorders' sight)"),
+    ("def f(x):\n    return x.__getattribute__('tol' + 'ist')()\n",
+     f"c.py:2: .__getattribute__ with a computed name: {COMPUTED}"),
+    ("def f(x):\n    return object.__getattribute__(x, '__array__')()\n",
+     "c.py:2: .__array__(): host compute through numpy, invisible to the dispatch recorder"),
+    ("import torch\nf = torch.Tensor.__dict__['tolist']\n", f"c.py:2: __dict__['tolist']: {COMPUTED}"),
+    ("import functools\ng = functools.partial(getattr)\n", f"c.py:2: getattr taken as a value: {COMPUTED}"),
+    ("def f(x):\n    a = x.tolist()\n    b = a\n    c = list(b)\n    for i in range(len(c)):\n        c[i] += 1\n",
+     f"c.py:6: c (from .tolist()) used in a loop: {HOST}"),
+    ("import struct\n", "c.py:1: import struct: packs and unpacks raw bytes (a tensor's data) on the host, out of "
+     "the recorders' sight"),
+    ("import torch\nt = torch.frombuffer(b, dtype=torch.float32)\n",
+     "c.py:2: torch.frombuffer: a tensor over host bytes (the way back from host compute)"),
 ])
 def test_host_compute_and_introspection(code, evidence):
     v = check_source(code, filename="c.py")
@@ -134,6 +151,7 @@ def test_host_compute_and_introspection(code, evidence):
     "import importlib.metadata\nv = importlib.metadata.version('triton')\n",
     "import math\ndef f(x):\n    return math.prod(x.shape)\n",
     "def f(x, dims):\n    return [x.size(d) for d in dims]\n",
+    "def f(array, cuda):\n    return array.shape, cuda\n",  # local names that happen to be module names
 ])
 def test_real_kernel_idioms_pass(code):
     assert check_source(code).passed, check_source(code).evidence

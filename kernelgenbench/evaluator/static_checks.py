@@ -45,6 +45,7 @@ class Forbidden:
     reducers: tuple[str, ...]
     guarded_roots: tuple[str, ...]
     computed_name_why: str
+    star_import_why: str
     ctypes_data_ptr_why: str
 
 
@@ -58,7 +59,7 @@ def forbidden() -> Forbidden:
         numpy_allowed=frozenset(data.pop("numpy_allowed")),
         numpy_why=data.pop("numpy_why"), host_loop_why=data.pop("host_loop_why"),
         reducers=tuple(data.pop("reducers")), guarded_roots=tuple(data.pop("guarded_roots")),
-        computed_name_why=data.pop("computed_name_why"), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
+        computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
     )
     if data:
         raise KgbError(f"eval_forbidden.yaml: unknown keys {sorted(data)}")
@@ -83,14 +84,27 @@ def _under(name: str, table: dict[str, str] | tuple[str, ...]) -> str | None:
     return None
 
 
+def _const_str(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
 class _ConstantGetattr(ast.NodeTransformer):
-    """`getattr(x, "name"[, default])` becomes `x.name`, so every attribute rule sees it."""
+    """`getattr(x, "name"[, default])`, `x.__getattribute__("name")` and `object.__getattribute__(x, "name")`
+    become `x.name`, so every attribute rule sees them."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and 2 <= len(node.args) <= 3
-                and not node.keywords and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-            return ast.copy_location(ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), node)
+        f, args = node.func, node.args
+        obj: ast.expr | None = None
+        name: str | None = None
+        if isinstance(f, ast.Name) and f.id == "getattr" and 2 <= len(args) <= 3 and not node.keywords:
+            obj, name = args[0], _const_str(args[1])
+        elif isinstance(f, ast.Attribute) and f.attr == "__getattribute__" and len(args) == 1:
+            obj, name = f.value, _const_str(args[0])
+        elif isinstance(f, ast.Attribute) and f.attr == "__getattribute__" and len(args) == 2:
+            obj, name = args[0], _const_str(args[1])
+        if obj is not None and name is not None:
+            return ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
         return node
 
 
@@ -131,6 +145,8 @@ class _Source:
         fb = self.fb
         full = f"{module}.{a.name}"
         self.aliases[a.asname or a.name] = full
+        if a.name == "*" and (_under(module, fb.guarded_roots) or any(c.startswith(module + ".") for c in fb.calls)):
+            return self.at(node, f"from {module} import *: {fb.star_import_why}")
         hit = _under(module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
         if hit:
             return self.at(node, f"from {module} import {a.name}: {fb.modules.get(hit) or fb.calls[hit]}")
@@ -153,8 +169,17 @@ class _Source:
         """Forbidden calls and attributes: by dotted path, by attribute name anywhere, numpy's functions."""
         fb = self.fb
         for node in self.nodes:
+            found = self._hidden_names(node)
+            if found:
+                return found
             if isinstance(node, (ast.Attribute, ast.Name)):
                 name = _dotted(node, self.aliases)
+                root = node.value if isinstance(node, ast.Attribute) else node
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if name and isinstance(node, ast.Attribute) and isinstance(root, ast.Name) \
+                        and root.id in self.aliases and _under(name, fb.modules):
+                    return self.at(node, f"{name}: {fb.modules[_under(name, fb.modules)]}")  # type: ignore[index]
                 if name:
                     hit = _under(name, fb.calls)
                     if hit and (isinstance(node, ast.Attribute) or name in fb.calls):
@@ -170,6 +195,22 @@ class _Source:
                 if node.attr == "__dict__" and self._guarded(node.value) \
                         and isinstance(self.parents.get(node), (ast.Subscript, ast.Attribute)):
                     return self.at(node, f"{_dotted(node, self.aliases)}: {fb.computed_name_why}")
+        return None
+
+    def _hidden_names(self, node: ast.AST) -> str | None:
+        """Attribute lookups that hide their name: getattr as a value, __getattribute__ with a computed
+        name, and a forbidden method fetched by subscript (`type(t).__dict__["tolist"]`)."""
+        why = self.fb.computed_name_why
+        parent = self.parents.get(node)
+        if isinstance(node, ast.Name) and node.id in ("getattr", "setattr", "delattr") \
+                and not (isinstance(parent, ast.Call) and parent.func is node):
+            return self.at(node, f"{node.id} taken as a value: {why}")
+        if isinstance(node, ast.Attribute) and node.attr == "__getattribute__":
+            return self.at(node, f".__getattribute__ with a computed name: {why}")
+        key = _const_str(node.slice) if isinstance(node, ast.Subscript) else None
+        if key and key in (*self.fb.methods, *self.fb.attributes, *_EXTRACTORS) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "__dict__":
+            return self.at(node, f"__dict__[{key!r}]: {why}")
         return None
 
     def _guarded(self, node: ast.AST) -> bool:
@@ -268,7 +309,18 @@ class _Source:
                 target = self._bound_name(node)
                 if target:
                     tainted[(id(self._scope(node)), target)] = node
+        self._copies(tainted)
         return self._tainted_uses(tainted, why)
+
+    def _copies(self, tainted: dict[tuple[int, str], ast.AST]) -> None:
+        """`b = a`, `b = list(a)`: b holds what a held (two rounds: a chain of two copies)."""
+        for _ in range(2):
+            for node in self.nodes:
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                        and (id(self._scope(node)), node.id) in tainted:
+                    target = self._bound_name(node)
+                    if target:
+                        tainted.setdefault((id(self._scope(node)), target), node)
 
     def _bound_name(self, node: ast.AST) -> str | None:
         parent = self.parents.get(node)
