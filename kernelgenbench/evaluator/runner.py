@@ -423,10 +423,13 @@ def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, resul
         if reply.header.get("tampering"):
             return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
         timing = reply.header.get("timing")
-        # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not).
+        # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not). Their inputs
+        # come from base seed 0 whatever the run's seed: they are the evaluator's own code, so their inputs need
+        # no secrecy, and a fixed seed keeps their disk cache valid across runs (an RL loop pays for them once).
         with _phase(phases, "baselines"):
             baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
-                                       device=device, seed=seeds[0], config=TimingConfig(**cfg.timing),
+                                       device=device, seed=seed_for(0, task.id, w.id, "time", 0),
+                                       config=TimingConfig(**cfg.timing),
                                        compile_ref=cfg.compile_baseline)
         with _phase(phases, "sol"):
             sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out,
