@@ -130,6 +130,10 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
     ("import functools\ng = functools.partial(getattr)\n", f"c.py:2: getattr taken as a value: {COMPUTED}"),
     ("def f(x):\n    a = x.tolist()\n    b = a\n    c = list(b)\n    for i in range(len(c)):\n        c[i] += 1\n",
      f"c.py:6: c (from .tolist()) used in a loop: {HOST}"),
+    ("import pkgutil\nm = pkgutil.resolve_name('kernelgen' + 'bench.sandbox.worker')\n", "c.py:2: pkgutil.resolve_name: "
+     "imports by name hide what is imported (the evaluator's modules among them)"),
+    ("from unittest import mock\n", "c.py:1: from unittest import mock: patches any object by dotted name (the "
+     "worker's and the evaluator's among them)"),
     ("import struct\n", "c.py:1: import struct: packs and unpacks raw bytes (a tensor's data) on the host, out of "
      "the recorders' sight"),
     ("import torch\nt = torch.frombuffer(b, dtype=torch.float32)\n",
