@@ -30,6 +30,13 @@ def test_explicit_seed_is_kept_and_resume_reuses_the_recorded_one(tmp_path):
         resolve_seed(5, out, resume=True)
 
 
+def test_a_file_from_before_seeds_were_recorded_resumes_with_the_old_default(tmp_path):
+    out = tmp_path / "old.jsonl"
+    ResultsWriter(out).write({"kind": "task", "task_id": "aten/a", "candidate_id": "c"})
+    assert "seed" not in json.loads(out.read_text())
+    assert resolve_seed(None, out, resume=True) == 0
+
+
 def test_mixed_seeds_cannot_be_resumed():
     assert recorded_seed([{"seed": 3}, {"seed": None}, {}]) == 3
     with pytest.raises(KgbError, match="several seeds"):

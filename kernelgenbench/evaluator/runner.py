@@ -181,7 +181,10 @@ def recorded_seed(rows: Iterable[dict[str, Any]]) -> int | None:
 
 def resolve_seed(seed: int | None, out: Path | None, resume: bool) -> int:
     """The run's base seed: the one asked for; on resume the one the file records; else a fresh random one."""
-    recorded = recorded_seed(read_rows(out)) if (resume and out is not None) else None
+    rows = read_rows(out) if (resume and out is not None) else []
+    recorded = recorded_seed(rows)
+    if recorded is None and rows:
+        recorded = 0  # a file written before seeds were recorded was written with the then default, 0
     if seed is not None and recorded is not None and seed != recorded:
         raise KgbError(f"--seed {seed} differs from the seed {recorded} that {out} was written with; "
                        "resume with that seed (or none) or write a new file")
