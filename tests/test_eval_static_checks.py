@@ -134,6 +134,8 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
      "imports by name hide what is imported (the evaluator's modules among them)"),
     ("from unittest import mock\n", "c.py:1: from unittest import mock: patches any object by dotted name (the "
      "worker's and the evaluator's among them)"),
+    ("def f(x):\n    with open('/proc/self/mem', 'rb') as m:\n        m.seek(x.data_ptr())\n",
+     "c.py:2: '/proc/self/mem' in a string: reads the process's memory (a tensor's data) out of the recorders' sight"),
     ("import struct\n", "c.py:1: import struct: packs and unpacks raw bytes (a tensor's data) on the host, out of "
      "the recorders' sight"),
     ("import torch\nt = torch.frombuffer(b, dtype=torch.float32)\n",

@@ -46,6 +46,7 @@ class Forbidden:
     guarded_roots: tuple[str, ...]
     computed_name_why: str
     star_import_why: str
+    strings: dict[str, str]
     ctypes_data_ptr_why: str
 
 
@@ -59,7 +60,8 @@ def forbidden() -> Forbidden:
         numpy_allowed=frozenset(data.pop("numpy_allowed")),
         numpy_why=data.pop("numpy_why"), host_loop_why=data.pop("host_loop_why"),
         reducers=tuple(data.pop("reducers")), guarded_roots=tuple(data.pop("guarded_roots")),
-        computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
+        computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"),
+        strings=dict(data.pop("strings")), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
     )
     if data:
         raise KgbError(f"eval_forbidden.yaml: unknown keys {sorted(data)}")
@@ -187,6 +189,10 @@ class _Source:
                     if isinstance(node, ast.Attribute) and name.startswith("numpy.") \
                             and name.split(".")[1] not in fb.numpy_allowed:
                         return self.at(node, f"{name}: {fb.numpy_why}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                hit = next((s for s in fb.strings if s in node.value), None)
+                if hit:
+                    return self.at(node, f"{hit!r} in a string: {fb.strings[hit]}")
             if isinstance(node, ast.Attribute):
                 if node.attr in fb.methods:
                     return self.at(node, f".{node.attr}(): {fb.methods[node.attr]}")
