@@ -77,6 +77,7 @@ def test_killed_run_resumes_without_redoing_finished_candidates(tmp_path):
     ids = [r["candidate_id"] for r in after]
     assert ids == [r["candidate_id"] for r in first + rest]  # each candidate exactly once, nothing redone
     assert after[: len(before)] == before
+    assert len({r["seed"] for r in after}) == 1  # the resumed part reuses the seed the file was written with
     assert {r["candidate_id"]: r["status"] for r in after[len(before):]} == {"corpus:hang": "timeout",
                                                                           "example:vllm__rms_norm": "passed"}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kernelgenbench.evaluator.static_checks import check_source
@@ -26,6 +28,8 @@ from kernelgenbench.evaluator.status import Status
      "c.py:2: .numpy(): host compute through numpy, invisible to the dispatch recorder"),
     ("import importlib\nm = importlib.import_module('vl' + 'lm')\n",
      "c.py:2: importlib.import_module: imports by computed name hide what is imported"),
+    ("import kernelgenbench.sandbox.worker as w\n",
+     "c.py:1: import kernelgenbench.sandbox.worker: the evaluator itself (its worker, its recorders, its timer)"),
     ("import torch\nf = torch.compile(lambda x: x)\n",
      "c.py:2: torch.compile: a second kernel generator (Inductor) instead of the candidate's own Triton"),
 ])
@@ -49,3 +53,136 @@ def test_ordinary_triton_kernel_and_harmless_ctypes_pass():
         "    ctypes.sizeof(ctypes.c_int)\n    return out\n"
     )
     assert check_source(code).passed
+
+
+HOST = "a host loop over a tensor's elements computes out of the recorders' sight"
+NUMPY = ("numpy computes on the host (every numpy function takes a tensor through __array__), out of the "
+         "recorders' sight; use math for shape arithmetic")
+FRAMES = "walks into the worker's frames (its locals, the expected values, the timer)"
+COMPUTED = "an attribute named by a computed string hides what is used from the static check"
+
+
+@pytest.mark.parametrize(("code", "evidence"), [
+    # numpy on anything: every numpy function takes a tensor through __array__
+    ("import numpy as np\ndef f(x):\n    return np.asarray(x)\n", f"c.py:3: numpy.asarray: {NUMPY}"),
+    ("import numpy as np\ndef f(x, y):\n    return np.add(x, y)\n", f"c.py:3: numpy.add: {NUMPY}"),
+    ("from numpy import frombuffer as fb\n", f"c.py:1: from numpy import frombuffer: {NUMPY}"),
+    ("import numpy as np\nf = getattr(np, 'asarray')\n", f"c.py:2: numpy.asarray: {NUMPY}"),
+    ("import numpy as np\nf = getattr(np, 'as' + 'array')\n", f"c.py:2: getattr(np, <computed>): {COMPUTED}"),
+    ("def f(x):\n    return x.__array__()\n",
+     "c.py:2: .__array__(): host compute through numpy, invisible to the dispatch recorder"),
+    ("def f(x):\n    return x.__array_interface__\n", "c.py:2: .__array_interface__: a tensor's memory handed "
+     "to a host library (host compute out of the recorders' sight)"),
+    ("def f(x):\n    return x.__dlpack__()\n", "c.py:2: .__dlpack__: a tensor's memory handed to another library "
+     "(compute out of the recorders' sight)"),
+    ("from torch.utils.dlpack import to_dlpack\n", "c.py:1: from torch.utils.dlpack import to_dlpack: hands a "
+     "tensor's memory to another library (host compute out of the recorders' sight)"),
+    ("def f(x):\n    return bytes(memoryview(x))\n",
+     "c.py:2: memoryview: a host view of a tensor's memory (host compute out of the recorders' sight)"),
+    # host loops over elements
+    ("def f(x, y):\n    a = x.tolist()\n    b = y.tolist()\n    return [u + v for u, v in zip(a, b)]\n",
+     f"c.py:4: a (from .tolist()) reduced by zip: {HOST}"),
+    ("def f(x):\n    return sum(x.tolist())\n", f"c.py:2: .tolist() reduced by sum: {HOST}"),
+    ("def f(x):\n    for v in list(x.tolist()):\n        pass\n", f"c.py:2: .tolist() iterated: {HOST}"),
+    ("def f(x):\n    a = x.tolist()\n    for i in range(len(a)):\n        a[i] *= 2\n",
+     f"c.py:4: a (from .tolist()) used in a loop: {HOST}"),
+    ("def f(x):\n    return [x[i].item() for i in range(x.numel())]\n", f"c.py:2: .item() in a loop: {HOST}"),
+    ("def g(x, i):\n    return x[i].item()\ndef f(x):\n    return list(map(lambda i: g(x, i), range(9)))\n",
+     f"c.py:4: g() (calls .tolist()/.item()) in a loop: {HOST}"),
+    ("def f(x):\n    m = getattr(x, 'tolist')\n    return m()\n",
+     f"c.py:2: .tolist taken as a value (hides where it is called): {HOST}"),
+    ("import operator\nf = operator.methodcaller('tolist')\n",
+     "c.py:2: operator.methodcaller: names a method by string, hidden from the static check"),
+    # raw memory
+    ("import ctypes\ndef f(x):\n    return (ctypes.c_float * x.numel()).from_address(x.data_ptr())\n",
+     "c.py:3: .from_address: a ctypes array over a raw address (a tensor's data) out of the recorders' sight"),
+    ("import ctypes as C\ndef f(x):\n    p = x.data_ptr()\n    return p\n", "c.py:3: .data_ptr with ctypes: ctypes over "
+     "a tensor's address (data_ptr) reads or writes its data on the host, out of the recorders' sight"),
+    ("from ctypes import memmove\n", "c.py:1: from ctypes import memmove: copies raw memory (a tensor's data) out "
+     "of the recorders' sight"),
+    ("import array\n", "c.py:1: import array: host arrays over tensor memory (host compute out of the recorders' sight)"),
+    # reaching into the worker
+    ("import gc as g\nh = g\nh.get_objects()\n", "c.py:3: gc.get_objects: finds the evaluator's objects (its tensors, "
+     "its functions) by walking the heap"),
+    ("import sys\ndef f():\n    return sys._getframe(1)\n", f"c.py:3: sys._getframe: {FRAMES}"),
+    ("def f(e):\n    return e.__traceback__.tb_frame\n", f"c.py:2: .tb_frame: {FRAMES}"),
+    ("from inspect import currentframe\n", f"c.py:1: from inspect import currentframe: {FRAMES}"),
+    ("import sys\nsys.modules['torch'] = None\n",
+     "c.py:2: sys.modules: reaches loaded modules by name, the worker's and the evaluator's among them"),
+    ("import importlib\nimportlib.reload(importlib)\n",
+     "c.py:2: importlib.reload: re-executes a module (the worker's) with patched contents"),
+    ("import os\nf = getattr(os, 'sys' + 'tem')\n", f"c.py:2: getattr(os, <computed>): {COMPUTED}"),
+    ("import os\nf = getattr(os, 'system')\n", "c.py:2: os.system: running other programs"),
+    ("import builtins\nf = builtins.__dict__['ev' + 'al']\n", f"c.py:2: builtins.__dict__: {COMPUTED}"),
+    ("f = __builtins__['eval']\n", "c.py:1: __builtins__: rebinds or fetches builtins by computed name"),
+    ("x = object.__subclasses__()\n",
+     "c.py:1: .__subclasses__: reaches every class loaded in the process (the evaluator's included)"),
+    # names hidden in other spellings
+    ("from gc import *\nx = get_objects()\n",
+     "c.py:1: from gc import *: a star import hides which names are used from the static check"),
+    ("import torch\ndef f(x):\n    return torch.utils.dlpack.to_dlpack(x)\n", "c.py:3: torch.utils.dlpack.to_dlpack: "
+     "hands a tensor's memory to another library (host compute out of the recorders' sight)"),
+    ("def f(x):\n    return x.__getattribute__('tol' + 'ist')()\n",
+     f"c.py:2: .__getattribute__ with a computed name: {COMPUTED}"),
+    ("def f(x):\n    return object.__getattribute__(x, '__array__')()\n",
+     "c.py:2: .__array__(): host compute through numpy, invisible to the dispatch recorder"),
+    ("import torch\nf = torch.Tensor.__dict__['tolist']\n", f"c.py:2: __dict__['tolist']: {COMPUTED}"),
+    ("import functools\ng = functools.partial(getattr)\n", f"c.py:2: getattr taken as a value: {COMPUTED}"),
+    ("def f(x):\n    a = x.tolist()\n    b = a\n    c = list(b)\n    for i in range(len(c)):\n        c[i] += 1\n",
+     f"c.py:6: c (from .tolist()) used in a loop: {HOST}"),
+    ("import pkgutil\nm = pkgutil.resolve_name('kernelgen' + 'bench.sandbox.worker')\n", "c.py:2: pkgutil.resolve_name: "
+     "imports by name hide what is imported (the evaluator's modules among them)"),
+    ("from unittest import mock\n", "c.py:1: from unittest import mock: patches any object by dotted name (the "
+     "worker's and the evaluator's among them)"),
+    ("def f(x):\n    with open('/proc/self/mem', 'rb') as m:\n        m.seek(x.data_ptr())\n",
+     "c.py:2: '/proc/self/mem' in a string: reads the process's memory (a tensor's data) out of the recorders' sight"),
+    ("import struct\n", "c.py:1: import struct: packs and unpacks raw bytes (a tensor's data) on the host, out of "
+     "the recorders' sight"),
+    ("import torch\nt = torch.frombuffer(b, dtype=torch.float32)\n",
+     "c.py:2: torch.frombuffer: a tensor over host bytes (the way back from host compute)"),
+])
+def test_host_compute_and_introspection(code, evidence):
+    v = check_source(code, filename="c.py")
+    assert (v.status, v.evidence) == (Status.FORBIDDEN_API, evidence)
+
+
+@pytest.mark.parametrize("code", [
+    # idioms of real kernel wrappers (FlagGems ops, Liger-Kernel's Triton ops)
+    "def f(padding):\n    padding = tuple(padding.tolist())\n    left, right = padding\n    return left + right\n",
+    "def f(x):\n    n = int(x.max().item())\n    return n\n",
+    "import builtins\nm = builtins.min(1, 2)\nok = 'x' in builtins.__dict__\n",
+    "import torch\ndef f(n):\n    return getattr(torch, n)\n",
+    "import numpy as np\nD = np.float32\nI = np.finfo(np.float32).max\n",
+    "import importlib.util\nspec = importlib.util.spec_from_file_location('m', 'p')\n",
+    "import importlib.metadata\nv = importlib.metadata.version('triton')\n",
+    "import math\ndef f(x):\n    return math.prod(x.shape)\n",
+    "def f(x, dims):\n    return [x.size(d) for d in dims]\n",
+    "def f(array, cuda):\n    return array.shape, cuda\n",  # local names that happen to be module names
+])
+def test_real_kernel_idioms_pass(code):
+    assert check_source(code).passed, check_source(code).evidence
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _expected(path: Path) -> str:
+    head = path.read_text().splitlines()[0]
+    return next(p.split("=", 1)[1] for p in head.split() if p.startswith("expect="))
+
+
+HONEST = sorted(ROOT.joinpath("examples/solutions").glob("*.py")) + [
+    p for p in sorted(ROOT.joinpath("tests/corpus").glob("*.py")) if _expected(p) not in ("forbidden_api", "compile_error")]
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda p: p.name)
+def test_examples_and_corpus_pass_the_static_checks(path):
+    """Every example solution, and every corpus candidate meant to be caught later, gets past this check."""
+    v = check_source(path.read_text(), filename=path.name)
+    assert v.passed, v.evidence
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(ROOT.joinpath("tests/corpus").glob("*.py"))
+                                  if _expected(p) == "forbidden_api"], ids=lambda p: p.name)
+def test_forbidden_corpus_is_caught_statically(path):
+    assert check_source(path.read_text(), filename=path.name).status is Status.FORBIDDEN_API

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from kernelgenbench.cli.main import app
-from kernelgenbench.evaluator.report import collect, fast_p, read_results, render_html, summary_rows
+from kernelgenbench.evaluator.report import (
+    collect,
+    fast_p,
+    floor_note,
+    read_results,
+    render_html,
+    render_text,
+    summary_rows,
+)
 
 
 def _timing(us: float, launch_bound: bool = False) -> dict:
@@ -87,3 +95,26 @@ def test_a_corrupt_results_file_is_a_one_line_error(tmp_path: Path) -> None:
     res.write_text("garbage\n{}\n")
     with pytest.raises(Exception, match=r"r.jsonl:1: not a JSON line"):
         read_results(res)
+
+
+def test_timings_under_the_floor_are_counted_apart_not_as_speed() -> None:
+    rows = _rows()
+    # aten/a gets a third workload timed at 0.1x its floor: forged or broken, never a 800x speedup.
+    rows.append({"kind": "workload", "task_id": "aten/a", "candidate_id": "c0", "workload_id": "p2",
+                 "status": "passed", "timing": {**_timing(0.5), "below_floor": True, "floor_ratio": 0.1},
+                 "baselines": {"reference": _timing(400.0), "native": {**_timing(4.0), "below_floor": True}},
+                 "sol": {"available": True, "floor_us": 5.0}})
+    cands = {c.task_id: c for c in collect(rows)}
+    a = cands["aten/a"]
+    assert a.speedup("reference") == pytest.approx(4.0) and a.sol_fraction == pytest.approx(0.5)
+    assert (a.below_floor, a.baselines_below_floor) == (1, 1)
+    allc = list(cands.values())
+    assert fast_p(allc, 4.5, "reference") == 0.0
+    overall = [r for r in summary_rows(allc, "reference") if r["source"] == "all"][0]
+    assert overall["geomean_speedup"] == pytest.approx((4.0 * 0.5) ** 0.5)
+    assert (overall["below_floor"], overall["baselines_below_floor"]) == (1, 1)
+    text = render_text(allc)
+    assert "1 candidate workload timing(s) under the speed-of-light floor" in text
+    assert "1 baseline timing(s) under the floor" in text
+    assert "Under the speed-of-light floor" in render_html(allc)
+    assert floor_note(list(collect(_rows()))) == ""

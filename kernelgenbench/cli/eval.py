@@ -44,7 +44,10 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         compile_baseline: Annotated[bool, typer.Option(
             "--compile-baseline", help="Also time torch.compile of the reference as a baseline.")] = False,
         rounds: Annotated[int, typer.Option("--rounds", min=1, help="Fresh-input rounds per workload.")] = 3,
-        seed: Annotated[int, typer.Option("--seed", help="Base seed of every round's inputs.")] = 0,
+        seed: Annotated[int | None, typer.Option(
+            "--seed", help="Base seed of every round's inputs. Default: a fresh random seed per run, recorded in "
+                           "every result row (pass it back to reproduce a run); --resume reuses the file's "
+                           "seed.")] = None,
         timeout: Annotated[float | None, typer.Option(
             "--timeout", help="Wall-clock limit per call of a candidate, in seconds (default 120).")] = None,
         memory_gib: Annotated[float | None, typer.Option(

@@ -63,7 +63,7 @@ def evaluate(
     task_ids: Sequence[str] | None = None,
     device: str = "auto",
     rounds: int = 3,
-    seed: int = 0,
+    seed: int | None = None,
     workers: int = 0,
     out: str | Path | None = None,
     resume: bool = False,
@@ -72,7 +72,11 @@ def evaluate(
     timing: Mapping[str, Any] | None = None,
     compile_baseline: bool = False,
 ) -> list[CandidateResult]:
-    """Score candidate kernels on tasks; one typed result per candidate (with per-workload results)."""
+    """Score candidate kernels on tasks; one typed result per candidate (with per-workload results).
+
+    `seed` None draws a fresh base seed per run (each result's `seed` says which; pass it to reproduce);
+    with `resume` the seed recorded in `out` is reused.
+    """
     all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
     cands = as_candidates(solutions)
     if task_ids:

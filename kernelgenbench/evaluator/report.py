@@ -43,6 +43,8 @@ class CandidateSpeed:
     passed: bool
     status: str
     workloads: tuple[WorkloadSpeed, ...] = field(default_factory=tuple)
+    below_floor: int = 0  # its timings under the speed-of-light floor: left out of every speed figure
+    baselines_below_floor: int = 0  # baseline timings under the floor on its workloads (the floor is suspect)
 
     def speedup(self, baseline: str) -> float | None:
         """Geometric mean over the timed workloads of the speedup against `baseline`, or None when untimed."""
@@ -85,10 +87,14 @@ def _time(t: Mapping[str, Any] | None) -> float | None:
     return t.get("time_us", t.get("median_us"))
 
 
+def _below_floor(t: Any) -> bool:
+    return isinstance(t, Mapping) and bool(t.get("below_floor"))
+
+
 def _workload_speed(row: Mapping[str, Any]) -> WorkloadSpeed | None:
     cand = _time(row.get("timing"))
-    if not cand:
-        return None
+    if not cand or _below_floor(row.get("timing")):
+        return None  # a time under the physical floor is no speed: it is counted apart (`below_floor`)
     speedup = {}
     for name, t in (row.get("baselines") or {}).items():
         base = _time(t)
@@ -102,11 +108,18 @@ def _workload_speed(row: Mapping[str, Any]) -> WorkloadSpeed | None:
 def collect(rows: Sequence[Mapping[str, Any]]) -> list[CandidateSpeed]:
     """One CandidateSpeed per task row, with the timed workload rows of the same candidate attached."""
     timed: dict[tuple[str, str], list[WorkloadSpeed]] = defaultdict(list)
+    below: dict[tuple[str, str], int] = defaultdict(int)
+    bases_below: dict[tuple[str, str], int] = defaultdict(int)
     for r in rows:
-        if r.get("kind") == "workload" and r.get("status") == "passed":
+        if r.get("kind") != "workload":
+            continue
+        key = (r["task_id"], r["candidate_id"])
+        below[key] += _below_floor(r.get("timing"))
+        bases_below[key] += sum(_below_floor(b) for b in (r.get("baselines") or {}).values())
+        if r.get("status") == "passed":
             w = _workload_speed(r)
             if w:
-                timed[(r["task_id"], r["candidate_id"])].append(w)
+                timed[key].append(w)
     out = []
     for r in rows:
         if r.get("kind") != "task":
@@ -115,7 +128,8 @@ def collect(rows: Sequence[Mapping[str, Any]]) -> list[CandidateSpeed]:
         out.append(CandidateSpeed(
             task_id=r["task_id"], candidate_id=r["candidate_id"], source=r.get("source") or r["task_id"].split("/")[0],
             category=r.get("category") or "", passed=r.get("status") == "passed", status=r.get("status", ""),
-            workloads=tuple(timed.get(key, ())),
+            workloads=tuple(timed.get(key, ())), below_floor=below.get(key, 0),
+            baselines_below_floor=bases_below.get(key, 0),
         ))
     return out
 
@@ -151,6 +165,8 @@ def summary_rows(cands: Sequence[CandidateSpeed], baseline: str) -> list[dict[st
             "geomean_sol": geomean(c.sol_fraction for c in correct if c.sol_fraction),
             "timed": sum(1 for c in correct if c.workloads),
             "launch_bound_workloads": sum(w.launch_bound for c in correct for w in c.workloads),
+            "below_floor": sum(c.below_floor for c in cs),
+            "baselines_below_floor": sum(c.baselines_below_floor for c in cs),
         })
     return rows
 
@@ -179,10 +195,26 @@ def render_text(cands: Sequence[CandidateSpeed]) -> str:
                     _fmt(r["geomean_sol"], True), r["timed"]]
             out.append("  ".join(f"{v!s:>10s}" for v in vals))
         out.append("")
+    note = floor_note(cands)
+    if note:
+        out.append(note)
     if not out:
         n_ok = sum(c.passed for c in cands)
         out.append(f"{len(cands)} candidates, {n_ok} correct; no timings in this file (a CPU run checks correctness only)")
     return "\n".join(out)
+
+
+def floor_note(cands: Sequence[CandidateSpeed]) -> str:
+    """What was left out for falling under the speed-of-light floor, or '' when nothing was."""
+    n, nb = sum(c.below_floor for c in cands), sum(c.baselines_below_floor for c in cands)
+    parts = []
+    if n:
+        parts.append(f"{n} candidate workload timing(s) under the speed-of-light floor (impossible unless the floor "
+                     f"is wrong) were left out of speedups, geomeans, SOL and fast_p: rows with timing.below_floor")
+    if nb:
+        parts.append(f"{nb} baseline timing(s) under the floor: that workload's floor is too high (cost model or "
+                     f"ceiling) -- see baselines.*.below_floor")
+    return "\n".join(parts)
 
 
 def _svg_bars(items: Sequence[tuple[str, float, str]], title: str, log: bool, ref_line: float | None) -> str:
@@ -239,6 +271,9 @@ def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench re
     body.append("<h2>Fraction of speed of light</h2>")
     body.append(_svg_bars([(f"{c.task_id} [{c.category}]", c.sol_fraction, c.source) for c in sol],
                           "measured floor time / kernel time per task (1.0 = the device's limit)", False, 1.0))
+    note = floor_note(cands)
+    if note:
+        body.append("<h2>Under the speed-of-light floor</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in note.splitlines()))
     failed = [c for c in cands if not c.passed]
     if failed:
         body.append("<h2>Not correct</h2><ul>" + "".join(

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from kernelgenbench.dataset.record import Task, Workload
-from kernelgenbench.errors import DatasetError
+from kernelgenbench.errors import DatasetError, KgbError
 from kernelgenbench.evaluator import platform as platform_mod
 from kernelgenbench.evaluator.checks.exception import classify_exception
 from kernelgenbench.evaluator.cost import written_outputs
@@ -33,6 +33,7 @@ from kernelgenbench.evaluator.devices import DevicePool
 from kernelgenbench.evaluator.inputs import load_code, round_inputs, split_call_args
 from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.precision import precision_policy
+from kernelgenbench.evaluator.sol import check_floor
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
@@ -56,7 +57,9 @@ class EvalConfig:
     device: str = "auto"
     rounds: int = 3  # fresh-input rounds of every correctness workload
     performance_rounds: int = 1  # checked rounds of a performance workload before it is timed
-    seed: int = 0
+    # None: a fresh base seed drawn for each run (recorded in every result row; pass it back to reproduce).
+    # A fixed public default would let a candidate precompute every round's inputs and answers at import.
+    seed: int | None = None
     import_timeout_s: float = 180.0
     call_timeout_s: float = 120.0
     timing_timeout_s: float = 600.0
@@ -117,6 +120,7 @@ class CandidateResult:
     log_excerpt: str = ""
     platform: dict[str, Any] = field(default_factory=dict)
     phases_s: dict[str, float] = field(default_factory=dict)  # where elapsed_s went: start, check, time, ...
+    seed: int | None = None  # the run's base seed (`kgb eval --seed` reproduces the run)
 
     @property
     def passed(self) -> bool:
@@ -132,7 +136,7 @@ class CandidateResult:
                 "workloads_passed": sum(w.status is Status.PASSED for w in self.workloads),
                 "model": self.model, "method": self.method, "tokens": self.tokens, "code_sha256": self.code_sha256,
                 "elapsed_s": round(self.elapsed_s, 3), "phases_s": {k: round(v, 3) for k, v in self.phases_s.items()},
-                "log_excerpt": self.log_excerpt, "platform": self.platform}
+                "log_excerpt": self.log_excerpt, "platform": self.platform, "seed": self.seed}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> CandidateResult:
@@ -142,7 +146,8 @@ class CandidateResult:
                    status=Status(row["status"]), evidence=row.get("evidence", ""), model=row.get("model"),
                    method=row.get("method"), tokens=row.get("tokens"), code_sha256=row.get("code_sha256", ""),
                    elapsed_s=float(row.get("elapsed_s") or 0.0), log_excerpt=row.get("log_excerpt", ""),
-                   platform=row.get("platform") or {}, phases_s=dict(row.get("phases_s") or {}))
+                   platform=row.get("platform") or {}, phases_s=dict(row.get("phases_s") or {}),
+                   seed=row.get("seed"))
 
 
 def seed_for(base: int, *parts: object) -> int:
@@ -166,6 +171,28 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def recorded_seed(rows: Iterable[dict[str, Any]]) -> int | None:
+    """The base seed a results file was written with, or None when its rows carry none."""
+    seeds = {r["seed"] for r in rows if r.get("seed") is not None}
+    if len(seeds) > 1:
+        raise KgbError(f"the results file mixes runs of several seeds {sorted(seeds)}; resume needs one")
+    return next(iter(seeds), None)
+
+
+def resolve_seed(seed: int | None, out: Path | None, resume: bool) -> int:
+    """The run's base seed: the one asked for; on resume the one the file records; else a fresh random one."""
+    rows = read_rows(out) if (resume and out is not None) else []
+    recorded = recorded_seed(rows)
+    if recorded is None and rows:
+        recorded = 0  # a file written before seeds were recorded was written with the then default, 0
+    if seed is not None and recorded is not None and seed != recorded:
+        raise KgbError(f"--seed {seed} differs from the seed {recorded} that {out} was written with; "
+                       "resume with that seed (or none) or write a new file")
+    if seed is not None:
+        return seed
+    return recorded if recorded is not None else secrets.randbits(31)
+
+
 def finished(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """Candidate rows already in a results file, by (task_id, candidate_id)."""
     return {(r["task_id"], r["candidate_id"]): r for r in read_rows(path) if r.get("kind") == "task"}
@@ -174,9 +201,11 @@ def finished(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
 class ResultsWriter:
     """Appends JSON lines, one at a time, flushed at once (threads share one writer)."""
 
-    def __init__(self, path: Path | None, on_row: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, path: Path | None, on_row: Callable[[dict[str, Any]], None] | None = None,
+                 seed: int | None = None) -> None:
         self.path = path
         self.on_row = on_row
+        self.seed = seed  # stamped on every row, so any row says how to reproduce its inputs
         self._lock = threading.Lock()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,6 +215,8 @@ class ResultsWriter:
 
     def write(self, row: dict[str, Any]) -> None:
         """Append one row."""
+        if self.seed is not None:
+            row = {**row, "seed": self.seed}
         with self._lock:
             if self.path is not None:
                 with self.path.open("a") as f:
@@ -395,15 +426,21 @@ def _time_workload(ctx: _Context, task: Task, w: Workload, worker: Worker, resul
         if reply.header.get("tampering"):
             return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
         timing = reply.header.get("timing")
-        # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not).
+        # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not). Their inputs
+        # come from base seed 0 whatever the run's seed: they are the evaluator's own code, so their inputs need
+        # no secrecy, and a fixed seed keeps their disk cache valid across runs (an RL loop pays for them once).
         with _phase(phases, "baselines"):
             baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
-                                       device=device, seed=seeds[0], config=TimingConfig(**cfg.timing),
+                                       device=device, seed=seed_for(0, task.id, w.id, "time", 0),
+                                       config=TimingConfig(**cfg.timing),
                                        compile_ref=cfg.compile_baseline)
         with _phase(phases, "sol"):
             sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out,
                                  device=device)
-    return replace(result, timing=timing, baselines=baselines, sol=sol)
+    floor = check_floor(timing, baselines, sol)  # a time under the physical floor is flagged (sol.py says why)
+    status = Status.IMPOSSIBLE_TIMING if floor.impossible else result.status
+    return replace(result, status=status, evidence=floor.note or result.evidence, timing=floor.timing,
+                   baselines=floor.baselines, sol=sol)
 
 
 def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -433,7 +470,8 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
     platform = ctx.platforms[device]
     meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "category": task.category,
             "model": cand.model,
-            "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform}
+            "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform,
+            "seed": ctx.config.seed}
 
     def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "") -> CandidateResult:
         res = CandidateResult(**meta, status=status, evidence=evidence, workloads=tuple(workloads),
@@ -507,10 +545,11 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
     devices = platform_mod.resolve_devices(config.device)
     if config.workers <= 0:
         config = replace(config, workers=auto_workers(devices))
+    config = replace(config, seed=resolve_seed(config.seed, out, resume))
     done = finished(out) if (resume and out is not None) else {}
     if out is not None and not resume and out.exists():
         out.unlink()  # a fresh run owns its results file
-    writer = ResultsWriter(out, on_row)
+    writer = ResultsWriter(out, on_row, seed=config.seed)
     results: dict[int, CandidateResult] = {}
     with precision_policy(allow_tf32=False):  # references are judged in fp32 arithmetic
         _run_all(config, devices, writer, by_id, cands, done, results)
@@ -529,7 +568,7 @@ def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_i
                 res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
                                       status=Status.NO_REFERENCE, evidence="no such task in the dataset",
                                       model=c.model, method=c.method, tokens=c.tokens,
-                                      platform=ctx.platforms[ctx.pool.devices[0]])
+                                      platform=ctx.platforms[ctx.pool.devices[0]], seed=config.seed)
                 writer.write(res.to_row())
                 results[i] = res
             else:

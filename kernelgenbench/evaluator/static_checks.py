@@ -1,7 +1,13 @@
-"""Static checks of a candidate's source: forbidden imports and calls, found in its syntax tree.
+"""Static checks of a candidate's source: forbidden imports, calls and host-compute idioms, in its syntax tree.
 
-The lists live in kernelgenbench/data/eval_forbidden.yaml. Aliases are followed (`import subprocess as
-sp; sp.run` and `from torch import ops; ops.aten.mm` are both caught).
+The lists live in kernelgenbench/data/eval_forbidden.yaml, each entry with the reason that becomes the
+evidence. Aliases are followed (`import subprocess as sp; sp.run`, `from torch import ops; ops.aten.mm`,
+`g = gc; g.get_objects()`), and `getattr(x, "name")` with a constant name is checked as `x.name`.
+
+What this can prove and what it cannot: it sees the text, not the values. A computed attribute name on an
+arbitrary object (`getattr(t, "__arr" + "ay__")`), a tensor iterated directly (`for v in t`), or host
+compute reached through a helper library cannot be told apart from honest code here; those are left to
+the recorders in the candidate's process and to device activity on an accelerator (host↔device copies).
 """
 
 from __future__ import annotations
@@ -14,24 +20,52 @@ from typing import Any
 
 import yaml
 
+from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
+
+_REPEATED = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+             ast.Lambda)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
+_EXTRACTORS = ("tolist", "item")  # methods that turn tensor data into Python values
+_TRANSPARENT = ("tuple", "list")  # wrappers that keep a list a list
 
 
 @dataclass(frozen=True)
 class Forbidden:
-    """The forbidden-API lists."""
+    """The forbidden-API lists, each name with the reason that becomes the evidence."""
 
     modules: dict[str, str]
     calls: dict[str, str]
     methods: dict[str, str]
     native_libraries: tuple[str, ...]
+    attributes: dict[str, str]
+    numpy_allowed: frozenset[str]
+    numpy_why: str
+    host_loop_why: str
+    reducers: tuple[str, ...]
+    guarded_roots: tuple[str, ...]
+    computed_name_why: str
+    star_import_why: str
+    strings: dict[str, str]
+    ctypes_data_ptr_why: str
 
 
 @functools.cache
 def forbidden() -> Forbidden:
-    """The lists from kernelgenbench/data/eval_forbidden.yaml."""
+    """The lists from kernelgenbench/data/eval_forbidden.yaml (an unknown key there is an error)."""
     data: dict[str, Any] = yaml.safe_load((resources.files("kernelgenbench.data") / "eval_forbidden.yaml").read_text())
-    return Forbidden(dict(data["modules"]), dict(data["calls"]), dict(data["methods"]), tuple(data["native_libraries"]))
+    out = Forbidden(
+        modules=dict(data.pop("modules")), calls=dict(data.pop("calls")), methods=dict(data.pop("methods")),
+        native_libraries=tuple(data.pop("native_libraries")), attributes=dict(data.pop("attributes")),
+        numpy_allowed=frozenset(data.pop("numpy_allowed")),
+        numpy_why=data.pop("numpy_why"), host_loop_why=data.pop("host_loop_why"),
+        reducers=tuple(data.pop("reducers")), guarded_roots=tuple(data.pop("guarded_roots")),
+        computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"),
+        strings=dict(data.pop("strings")), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
+    )
+    if data:
+        raise KgbError(f"eval_forbidden.yaml: unknown keys {sorted(data)}")
+    return out
 
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -45,11 +79,281 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _under(name: str, table: dict[str, str]) -> str | None:
+def _under(name: str, table: dict[str, str] | tuple[str, ...]) -> str | None:
     for key in table:
         if name == key or name.startswith(key + "."):
             return key
     return None
+
+
+def _const_str(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+class _ConstantGetattr(ast.NodeTransformer):
+    """`getattr(x, "name"[, default])`, `x.__getattribute__("name")` and `object.__getattribute__(x, "name")`
+    become `x.name`, so every attribute rule sees them."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f, args = node.func, node.args
+        obj: ast.expr | None = None
+        name: str | None = None
+        if isinstance(f, ast.Name) and f.id == "getattr" and 2 <= len(args) <= 3 and not node.keywords:
+            obj, name = args[0], _const_str(args[1])
+        elif isinstance(f, ast.Attribute) and f.attr == "__getattribute__" and len(args) == 1:
+            obj, name = f.value, _const_str(args[0])
+        elif isinstance(f, ast.Attribute) and f.attr == "__getattribute__" and len(args) == 2:
+            obj, name = args[0], _const_str(args[1])
+        if obj is not None and name is not None:
+            return ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
+        return node
+
+
+class _Source:
+    """One parsed candidate: its tree, parents, import aliases, and the rules run over it."""
+
+    def __init__(self, tree: ast.Module, filename: str, fb: Forbidden) -> None:
+        self.tree = _ConstantGetattr().visit(tree)
+        self.filename = filename
+        self.fb = fb
+        self.parents = {c: p for p in ast.walk(self.tree) for c in ast.iter_child_nodes(p)}
+        self.aliases: dict[str, str] = {}
+        self.nodes = list(ast.walk(self.tree))
+
+    def at(self, node: ast.AST, text: str) -> str:
+        return f"{self.filename}:{getattr(node, 'lineno', 0)}: {text}"
+
+    def imports(self) -> str | None:
+        """Forbidden imports (aliases recorded on the way), numpy's functions imported by name included."""
+        fb = self.fb
+        for node in self.nodes:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                    hit = _under(a.name, fb.modules)
+                    if hit:
+                        return self.at(node, f"import {a.name}: {fb.modules[hit]}")
+                    if a.name.startswith("numpy.") and a.name.split(".")[1] not in fb.numpy_allowed:
+                        return self.at(node, f"import {a.name}: {fb.numpy_why}")
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    found = self._import_from(node, node.module, a)
+                    if found:
+                        return found
+        return None
+
+    def _import_from(self, node: ast.ImportFrom, module: str, a: ast.alias) -> str | None:
+        fb = self.fb
+        full = f"{module}.{a.name}"
+        self.aliases[a.asname or a.name] = full
+        if a.name == "*" and (_under(module, fb.guarded_roots) or any(c.startswith(module + ".") for c in fb.calls)):
+            return self.at(node, f"from {module} import *: {fb.star_import_why}")
+        hit = _under(module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
+        if hit:
+            return self.at(node, f"from {module} import {a.name}: {fb.modules.get(hit) or fb.calls[hit]}")
+        if full.startswith("numpy.") and full.split(".")[1] not in fb.numpy_allowed:
+            return self.at(node, f"from {module} import {a.name}: {fb.numpy_why}")
+        return None
+
+    def assigned_aliases(self) -> None:
+        """`g = gc` or `f = np.asarray`: a plain name bound to a module path is an alias of it."""
+        roots = set(self.aliases.values()) | {"os", "sys", "builtins"}
+        for _ in range(2):  # a chain of two renamings
+            for node in self.nodes:
+                if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                        and isinstance(node.value, (ast.Name, ast.Attribute))):
+                    name = _dotted(node.value, self.aliases)
+                    if name and name.split(".")[0] in {r.split(".")[0] for r in roots}:
+                        self.aliases[node.targets[0].id] = name
+
+    def names(self) -> str | None:
+        """Forbidden calls and attributes: by dotted path, by attribute name anywhere, numpy's functions."""
+        fb = self.fb
+        for node in self.nodes:
+            found = self._hidden_names(node)
+            if found:
+                return found
+            if isinstance(node, (ast.Attribute, ast.Name)):
+                name = _dotted(node, self.aliases)
+                root = node.value if isinstance(node, ast.Attribute) else node
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if name and isinstance(node, ast.Attribute) and isinstance(root, ast.Name) \
+                        and root.id in self.aliases and _under(name, fb.modules):
+                    return self.at(node, f"{name}: {fb.modules[_under(name, fb.modules)]}")  # type: ignore[index]
+                if name:
+                    hit = _under(name, fb.calls)
+                    if hit and (isinstance(node, ast.Attribute) or name in fb.calls):
+                        return self.at(node, f"{name}: {fb.calls[hit]}")
+                    if isinstance(node, ast.Attribute) and name.startswith("numpy.") \
+                            and name.split(".")[1] not in fb.numpy_allowed:
+                        return self.at(node, f"{name}: {fb.numpy_why}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                hit = next((s for s in fb.strings if s in node.value), None)
+                if hit:
+                    return self.at(node, f"{hit!r} in a string: {fb.strings[hit]}")
+            if isinstance(node, ast.Attribute):
+                if node.attr in fb.methods:
+                    return self.at(node, f".{node.attr}(): {fb.methods[node.attr]}")
+                if node.attr in fb.attributes:
+                    return self.at(node, f".{node.attr}: {fb.attributes[node.attr]}")
+                if node.attr == "__dict__" and self._guarded(node.value) \
+                        and isinstance(self.parents.get(node), (ast.Subscript, ast.Attribute)):
+                    return self.at(node, f"{_dotted(node, self.aliases)}: {fb.computed_name_why}")
+        return None
+
+    def _hidden_names(self, node: ast.AST) -> str | None:
+        """Attribute lookups that hide their name: getattr as a value, __getattribute__ with a computed
+        name, and a forbidden method fetched by subscript (`type(t).__dict__["tolist"]`)."""
+        why = self.fb.computed_name_why
+        parent = self.parents.get(node)
+        if isinstance(node, ast.Name) and node.id in ("getattr", "setattr", "delattr") \
+                and not (isinstance(parent, ast.Call) and parent.func is node):
+            return self.at(node, f"{node.id} taken as a value: {why}")
+        if isinstance(node, ast.Attribute) and node.attr == "__getattribute__":
+            return self.at(node, f".__getattribute__ with a computed name: {why}")
+        key = _const_str(node.slice) if isinstance(node, ast.Subscript) else None
+        if key and key in (*self.fb.methods, *self.fb.attributes, *_EXTRACTORS) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "__dict__":
+            return self.at(node, f"__dict__[{key!r}]: {why}")
+        return None
+
+    def _guarded(self, node: ast.AST) -> bool:
+        name = _dotted(node, self.aliases)
+        return bool(name) and bool(_under(name, self.fb.guarded_roots) or _under(name, self.fb.modules))  # type: ignore[arg-type]
+
+    def computed_names(self) -> str | None:
+        """getattr/setattr/delattr with a computed name, or vars(), on a guarded module."""
+        for node in self.nodes:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+                continue
+            fn = node.func.id
+            if fn in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2 \
+                    and self._guarded(node.args[0]) and not isinstance(node.args[1], ast.Constant):
+                return self.at(node, f"{fn}({ast.unparse(node.args[0])}, <computed>): {self.fb.computed_name_why}")
+            if fn in ("vars", "dir") and self._guarded(node.args[0]):
+                return self.at(node, f"{fn}({ast.unparse(node.args[0])}): {self.fb.computed_name_why}")
+            if fn in ("setattr", "delattr") and self._guarded(node.args[0]):
+                return self.at(node, f"{fn}({ast.unparse(node.args[0])}, ...): patches a module the worker relies on")
+        return None
+
+    def ctypes_memory(self) -> str | None:
+        """ctypes in a file that takes a tensor's address, or ctypes reaching a native library by name."""
+        if not any(v.split(".")[0] == "ctypes" for v in self.aliases.values()):
+            return None
+        for node in self.nodes:
+            if isinstance(node, ast.Attribute) and node.attr == "data_ptr":
+                return self.at(node, f".data_ptr with ctypes: {self.fb.ctypes_data_ptr_why}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                low = node.value.lower()
+                lib = next((lib for lib in self.fb.native_libraries if lib.lower() in low), None)
+                if lib:
+                    return self.at(node, f"ctypes with {node.value!r}: native library {lib} instead of a Triton kernel")
+        return None
+
+    # -- host loops over tensor elements -------------------------------------------------------------
+
+    def _repeated(self, node: ast.AST) -> bool:
+        """Inside a loop body or test, a comprehension or a lambda, within the node's own function."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None and not isinstance(parent, _SCOPES):
+            if isinstance(parent, (ast.For, ast.AsyncFor)) and child is not parent.iter and child is not parent.target:
+                return True
+            if isinstance(parent, _REPEATED) and not isinstance(parent, (ast.For, ast.AsyncFor)):
+                return True
+            child, parent = parent, self.parents.get(parent)
+        return False
+
+    def _consumer(self, node: ast.AST) -> str | None:
+        """What iterates or reduces the value of `node` (through tuple()/list()), if anything does."""
+        child, parent = node, self.parents.get(node)
+        while isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _TRANSPARENT:
+            child, parent = parent, self.parents.get(parent)
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and child is parent.iter:
+            return "iterated"
+        if isinstance(parent, ast.Starred) or (isinstance(parent, ast.Call) and child in parent.args
+                                               and _under(_dotted(parent.func, self.aliases) or "", self.fb.reducers)):
+            return f"reduced by {ast.unparse(parent.func) if isinstance(parent, ast.Call) else '*'}"
+        return None
+
+    def _extracting_functions(self) -> set[str]:
+        """File-local functions that call .tolist()/.item(), directly or through one another."""
+        defs = [n for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        found: set[str] = set()
+        for _ in range(len(defs) + 1):
+            before = len(found)
+            for d in defs:
+                for n in ast.walk(d):
+                    if isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr in _EXTRACTORS)
+                                                    or (isinstance(n.func, ast.Name) and n.func.id in found)):
+                        found.add(d.name)
+            if len(found) == before:
+                break
+        return found
+
+    def host_loops(self) -> str | None:
+        """.tolist()/.item() repeated, .tolist() iterated or reduced, or a name bound to it used so."""
+        why = self.fb.host_loop_why
+        helpers = self._extracting_functions()
+        tainted: dict[tuple[int, str], ast.AST] = {}  # (scope id, name) -> the .tolist() call it holds
+        for node in self.nodes:
+            if isinstance(node, ast.Attribute) and node.attr in _EXTRACTORS and not (
+                    isinstance(self.parents.get(node), ast.Call) and self.parents[node].func is node):  # type: ignore[attr-defined]
+                return self.at(node, f".{node.attr} taken as a value (hides where it is called): {why}")
+            if not isinstance(node, ast.Call):
+                continue
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            helper = node.func.id if isinstance(node.func, ast.Name) and node.func.id in helpers else None
+            if (method in _EXTRACTORS or helper) and self._repeated(node):
+                what = f".{method}()" if method else f"{helper}() (calls .tolist()/.item())"
+                return self.at(node, f"{what} in a loop: {why}")
+            if method == "tolist":
+                use = self._consumer(node)
+                if use:
+                    return self.at(node, f".tolist() {use}: {why}")
+                target = self._bound_name(node)
+                if target:
+                    tainted[(id(self._scope(node)), target)] = node
+        self._copies(tainted)
+        return self._tainted_uses(tainted, why)
+
+    def _copies(self, tainted: dict[tuple[int, str], ast.AST]) -> None:
+        """`b = a`, `b = list(a)`: b holds what a held (two rounds: a chain of two copies)."""
+        for _ in range(2):
+            for node in self.nodes:
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                        and (id(self._scope(node)), node.id) in tainted:
+                    target = self._bound_name(node)
+                    if target:
+                        tainted.setdefault((id(self._scope(node)), target), node)
+
+    def _bound_name(self, node: ast.AST) -> str | None:
+        parent = self.parents.get(node)
+        while isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _TRANSPARENT:
+            parent = self.parents.get(parent)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                return targets[0].id
+        return None
+
+    def _scope(self, node: ast.AST) -> ast.AST:
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, _SCOPES):
+            parent = self.parents.get(parent)
+        return parent or self.tree
+
+    def _tainted_uses(self, tainted: dict[tuple[int, str], ast.AST], why: str) -> str | None:
+        if not tainted:
+            return None
+        for node in self.nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                    and (id(self._scope(node)), node.id) in tainted:
+                use = self._consumer(node) or ("used in a loop" if self._repeated(node) else None)
+                if use:
+                    return self.at(node, f"{node.id} (from .tolist()) {use}: {why}")
+        return None
 
 
 def check_source(code: str, filename: str = "<candidate>") -> Verdict:
@@ -58,40 +362,9 @@ def check_source(code: str, filename: str = "<candidate>") -> Verdict:
         tree = ast.parse(code, filename=filename)
     except SyntaxError as exc:
         return Verdict(Status.COMPILE_ERROR, f"{filename}:{exc.lineno}: SyntaxError: {exc.msg}")
-    fb = forbidden()
-    aliases: dict[str, str] = {}
-    uses_ctypes = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-                hit = _under(a.name, fb.modules)
-                if hit:
-                    return Verdict(Status.FORBIDDEN_API, f"{filename}:{node.lineno}: import {a.name}: {fb.modules[hit]}")
-                uses_ctypes |= a.name.split(".")[0] == "ctypes"
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                full = f"{node.module}.{a.name}"
-                aliases[a.asname or a.name] = full
-                hit = _under(node.module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
-                if hit:
-                    why = fb.modules.get(hit) or fb.calls[hit]
-                    return Verdict(Status.FORBIDDEN_API, f"{filename}:{node.lineno}: from {node.module} import {a.name}: {why}")
-            uses_ctypes |= node.module.split(".")[0] == "ctypes"
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Attribute, ast.Name)):
-            name = _dotted(node, aliases)
-            if name:
-                hit = _under(name, fb.calls)
-                if hit and (isinstance(node, ast.Attribute) or name in fb.calls):
-                    return Verdict(Status.FORBIDDEN_API, f"{filename}:{node.lineno}: {name}: {fb.calls[hit]}")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in fb.methods:
-            return Verdict(Status.FORBIDDEN_API,
-                           f"{filename}:{node.lineno}: .{node.func.attr}(): {fb.methods[node.func.attr]}")
-        if uses_ctypes and isinstance(node, ast.Constant) and isinstance(node.value, str):
-            low = node.value.lower()
-            lib = next((lib for lib in fb.native_libraries if lib.lower() in low), None)
-            if lib:
-                return Verdict(Status.FORBIDDEN_API,
-                               f"{filename}:{node.lineno}: ctypes with {node.value!r}: native library {lib} instead of a Triton kernel")
-    return PASS
+    src = _Source(tree, filename, forbidden())
+    found = src.imports()
+    if found is None:
+        src.assigned_aliases()
+        found = src.names() or src.computed_names() or src.ctypes_memory() or src.host_loops()
+    return Verdict(Status.FORBIDDEN_API, found) if found else PASS

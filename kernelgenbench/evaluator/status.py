@@ -25,6 +25,7 @@ class Status(StrEnum):
     TORCH_FALLBACK = "torch_fallback"  # aten compute ops dispatched during the candidate's call
     NO_TRITON_LAUNCH = "no_triton_launch"
     FORBIDDEN_API = "forbidden_api"  # found by the static checks before anything ran
+    IMPOSSIBLE_TIMING = "impossible_timing"  # timed under half the speed-of-light floor: forged or broken
     TAMPERING = "tampering"  # evaluator/timer functions replaced, threads or side streams left behind
     MISSING_ENTRY_POINT = "missing_entry_point"
     NO_REFERENCE = "no_reference"  # the task cannot be judged (no reference code in the record, unknown task)

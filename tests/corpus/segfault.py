@@ -1,7 +1,7 @@
 # kgb-corpus: task=aten/add.Tensor expect=crashed
-# Dereferences a null pointer: the worker dies with SIGSEGV.
-import ctypes
+# Raises SIGSEGV in the worker (the interpreter's own fault trigger: raw ctypes reads are caught statically).
+import faulthandler
 
 
 def add_Tensor(self, other, *, alpha=1):
-    return ctypes.string_at(0)
+    faulthandler._sigsegv()

@@ -1,5 +1,5 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering
-# Replaces the evaluator's own comparison.
+# kgb-corpus: task=aten/add.Tensor expect=forbidden_api
+# Replaces the evaluator's own comparison: importing the evaluator is refused before anything runs.
 import torch
 
 import kernelgenbench.evaluator.compare as compare
