@@ -201,3 +201,35 @@ def make_convert_vertical_slash_indexes_inputs(params: dict, *, seed: int, devic
                q_seqlens=q_len.to(i32), kv_seqlens=kv_len.to(i32), vertical_indexes=vert, slash_indexes=slash,
                context_size=context, block_size_M=bm, block_size_N=bn, causal=causal)
     return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in out.items()}
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def merge_attn_states_v033(output, output_lse, prefix_output, prefix_lse, suffix_output, suffix_lse,
+                           prefill_tokens_with_context, output_scale=None):
+    """merge_attn_states for the first prefill_tokens_with_context tokens (all when None); later tokens take
+    the suffix output and lse as they are (csrc/attention/merge_attn_states.cu from 0.33.0).
+
+    output_scale (an fp8 output quantised by a static scale) is outside this reference: it raises.
+    """
+    if output_scale is not None:
+        raise NotImplementedError("merge_attn_states with output_scale (fp8 output) has no reference")
+    n = output.shape[0]
+    p = n if prefill_tokens_with_context is None else int(prefill_tokens_with_context)
+    if not 0 <= p <= n:
+        raise ValueError("prefill_tokens_with_context must be in [0, num_tokens]")
+    lse = None if output_lse is None else output_lse[:, :p]
+    merge_attn_states(output[:p], lse, prefix_output[:p], prefix_lse[:, :p], suffix_output[:p], suffix_lse[:, :p])
+    output[p:] = suffix_output[p:]
+    if output_lse is not None:
+        output_lse[:, p:] = suffix_lse[:, p:]
+    return None
+
+
+def make_merge_attn_states_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_merge_attn_states_inputs, prefill_tokens_with_context from the workload param (default None)
+    and no output_scale."""
+    x = make_merge_attn_states_inputs(params, seed=seed, device=device)
+    p = params.get("prefill_tokens_with_context")
+    return {**x, "prefill_tokens_with_context": None if p is None else int(p), "output_scale": None}

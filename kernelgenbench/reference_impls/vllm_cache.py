@@ -63,15 +63,24 @@ def _slots(slot_mapping: torch.Tensor, block_size: int):
     return tok, s // block_size, s % block_size
 
 
-def reshape_and_cache(key, value, key_cache, value_cache, slot_mapping, kv_cache_dtype, k_scale, v_scale):
-    """Write key/value rows into the paged (x-split) key cache and the value cache at their slots."""
+def reshape_and_cache(key, value, key_cache, value_cache, slot_mapping, kv_cache_dtype, k_scale, v_scale,
+                      interleaved_v=False):
+    """Write key/value rows into the paged (x-split) key cache and the value cache at their slots.
+
+    interleaved_v (schema from vLLM 0.33.0; False is the 0.13.0 behaviour): each head of a value block is
+    laid out [block_size / x, head_size, x] in the value cache's memory instead of [head_size, block_size].
+    """
     block_size, x = key_cache.shape[3], key_cache.shape[4]
     tok, blk, off = _slots(slot_mapping, block_size)
     n, heads, head_size = tok.numel(), key.shape[1], key.shape[2]
     k = _store(key[tok], kv_cache_dtype, k_scale, key_cache.dtype)
     v = _store(value[tok], kv_cache_dtype, v_scale, value_cache.dtype)
     key_cache[blk, :, :, off, :] = k.reshape(n, heads, head_size // x, x)
-    value_cache[blk, :, :, off] = v
+    if interleaved_v:
+        inter = value_cache.view(value_cache.shape[0], heads, block_size // x, head_size, x)
+        inter[blk, :, off // x, :, off % x] = v
+    else:
+        value_cache[blk, :, :, off] = v
     return None
 
 
@@ -95,8 +104,14 @@ def _ds_mla_entries(kv_c: torch.Tensor, k_pe: torch.Tensor) -> torch.Tensor:
     )
 
 
-def concat_and_cache_mla(kv_c, k_pe, kv_cache, slot_mapping, kv_cache_dtype, scale):
-    """Write [kv_c | k_pe] per token into the MLA cache at its slot (fp8 or fp8_ds_mla when asked)."""
+def concat_and_cache_mla(kv_c, k_pe, kv_cache, slot_mapping, kv_cache_dtype, scale, skip_scale=False):
+    """Write [kv_c | k_pe] per token into the MLA cache at its slot (fp8 or fp8_ds_mla when asked).
+
+    skip_scale (schema from vLLM 0.33.0; False is the 0.13.0 behaviour): an fp8 cache stores the values
+    converted with scale 1 instead of `scale` (the fp8_ds_mla layout keeps its own per-tile scales).
+    """
+    if skip_scale and kv_cache_dtype != "fp8_ds_mla":
+        scale = torch.ones_like(scale)
     tok, blk, off = _slots(slot_mapping, kv_cache.shape[1])
     if kv_cache_dtype == "fp8_ds_mla":
         kv_cache.view(torch.uint8)[blk, off] = _ds_mla_entries(kv_c[tok], k_pe[tok])
@@ -252,3 +267,18 @@ def make_convert_fp8_inputs(params: dict, *, seed: int, device: str) -> dict:
         src, dst = fp8_quantize(vals, scale, "fp8"), torch.full(shape, float("nan"), dtype=dtype)
     return _to(dict(dst_cache=dst, src_cache=src, scale=scale,
                     kv_cache_dtype=params.get("kv_cache_dtype", "fp8")), device)
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def make_reshape_and_cache_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_reshape_and_cache_inputs and `interleaved_v` (workload param, default False)."""
+    x = make_reshape_and_cache_inputs(params, seed=seed, device=device)
+    return {**x, "interleaved_v": bool(params.get("interleaved_v", False))}
+
+
+def make_concat_and_cache_mla_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_concat_and_cache_mla_inputs and `skip_scale` (workload param, default False)."""
+    x = make_concat_and_cache_mla_inputs(params, seed=seed, device=device)
+    return {**x, "skip_scale": bool(params.get("skip_scale", False))}

@@ -126,3 +126,29 @@ def make_swap_blocks_inputs(params: dict, *, seed: int, device: str) -> dict:
     dst = _cache(shape, kvd, dtype, gen).to(dst_dev)
     mapping = torch.stack([src_blocks, dst_blocks], dim=1).long()  # stays on the CPU, as the op requires
     return dict(src=src, dst=dst, block_mapping=mapping)
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def swap_blocks_v033(src, dst, block_size_in_bytes, block_mapping):
+    """Copy block_size_in_bytes bytes from byte offset mapping[i, 0] * block_size_in_bytes of src to offset
+    mapping[i, 1] * block_size_in_bytes of dst (vLLM 0.33.0 on passes the block's size in bytes; with the
+    size of one block of the first dim this is 0.13.0's swap_blocks)."""
+    n = int(block_size_in_bytes)
+    s, d = _pairs(block_mapping, "cpu")
+    sb = src.reshape(-1).view(torch.uint8)
+    db = dst.reshape(-1).view(torch.uint8)
+    span = torch.arange(n)
+    src_idx = (s[:, None] * n + span).reshape(-1).to(sb.device)
+    dst_idx = (d[:, None] * n + span).reshape(-1).to(db.device)
+    db[dst_idx] = sb[src_idx].to(db.device)
+    return None
+
+
+def make_swap_blocks_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_swap_blocks_inputs and block_size_in_bytes: the bytes of one block of the first dim."""
+    x = make_swap_blocks_inputs(params, seed=seed, device=device)
+    src = x["src"]
+    return {"src": src, "dst": x["dst"], "block_size_in_bytes": src[0].numel() * src.element_size(),
+            "block_mapping": x["block_mapping"]}

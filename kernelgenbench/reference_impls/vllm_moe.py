@@ -43,15 +43,26 @@ def topk_softmax(
     token_expert_indices: torch.Tensor,
     gating_output: torch.Tensor,
     renormalize: bool,
+    bias: torch.Tensor | None = None,
+    is_padding: torch.Tensor | None = None,
 ) -> None:
     """fp32 softmax over experts, then the k largest: weights (renormalised to sum 1 if asked), expert ids,
-    and token_expert_indices[t, j] = j * num_tokens + t (the source row of each slot)."""
+    and token_expert_indices[t, j] = j * num_tokens + t (the source row of each slot).
+
+    From vLLM 0.33.0 (None is the 0.13.0 behaviour): with `bias` (fp32 [E]) experts are chosen by p + bias
+    and the weights stay the unbiased p; rows flagged by `is_padding` (bool [T]) get expert id -1.
+    """
     e = gating_output.shape[-1]
     x = gating_output.reshape(-1, e).float()
     ex = torch.exp(x - x.amax(dim=-1, keepdim=True))
     p = ex * (1.0 / ex.sum(dim=-1, keepdim=True))
     k = topk_weights.shape[-1]
     w, idx = _stable_topk(p, k)
+    if bias is not None:
+        _, idx = _stable_topk(p + bias.float(), k)
+        w = p.gather(-1, idx)
+    if is_padding is not None:
+        idx = torch.where(is_padding.reshape(-1, 1).bool(), torch.full_like(idx, -1), idx)
     if renormalize:
         s = w.sum(dim=-1, keepdim=True)
         w = w / torch.where(s > 0, s, torch.ones_like(s))
@@ -166,8 +177,12 @@ def moe_align_block_size(
     experts_ids: torch.Tensor,
     num_tokens_post_pad: torch.Tensor,
     maybe_expert_map: torch.Tensor | None,
+    scatter_idx: torch.Tensor | None = None,
 ) -> None:
     """Group the flattened (token, k) slots of topk_ids by expert, each expert's run padded to block_size.
+
+    scatter_idx (schema from vLLM 0.33.0; None is the 0.13.0 behaviour): int32 [numel], slot i gets i when
+    its expert is local (kept), -1 when the expert map drops it.
 
     sorted_token_ids (all of it) = numel except the runs; experts_ids[b] = expert of block b for the used
     blocks, 0 for the rest up to ceil(sorted_token_ids.numel() / block_size); num_tokens_post_pad[0] = used
@@ -177,6 +192,9 @@ def moe_align_block_size(
     total = _align_into(ids, keep, num_experts, block_size, ids.numel(), sorted_token_ids.view(-1),
                         experts_ids.view(-1), 0)
     num_tokens_post_pad.view(-1)[0] = total
+    if scatter_idx is not None:
+        slots = torch.arange(ids.numel(), dtype=torch.int32, device=scatter_idx.device)
+        scatter_idx.view(-1).copy_(torch.where(keep.reshape(-1).to(scatter_idx.device), slots, -1))
 
 
 def batched_moe_align_block_size(
@@ -415,3 +433,89 @@ def make_shuffle_rows_inputs(params: dict, *, seed: int, device: str) -> dict:
     return {"input_tensor": torch.randn(t, h, generator=g).to(dtype).to(device),
             "dst2src_map": m.to(torch.int32).to(device),
             "output_tensor": torch.full((m.numel(), h), float("nan"), dtype=dtype, device=device)}
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def moe_sum_v033(input: torch.Tensor, output: torch.Tensor, topk_ids: torch.Tensor | None = None,
+                 expert_map: torch.Tensor | None = None) -> None:
+    """output[t] = sum_k input[t, k], accumulated in fp32 and rounded once (the kernels from 0.33.0; 0.13.0
+    added in the dtype for topk 2..4). With topk_ids, slots whose expert id is < 0 (or maps to -1 through
+    expert_map) are left out."""
+    x = input.float()
+    if topk_ids is not None:
+        ids = topk_ids.long()
+        drop = ids < 0
+        if expert_map is not None:
+            drop = drop | (expert_map.long()[ids.clamp_min(0)] < 0)
+        x = x * (~drop).unsqueeze(-1).to(x.dtype)
+    output.copy_(x.sum(dim=1).reshape(output.shape).to(output.dtype))
+
+
+def grouped_topk_v034(scores: torch.Tensor, n_group: int, topk_group: int, topk: int, renormalize: bool,
+                      routed_scaling_factor: float, bias: torch.Tensor, scoring_func: int,
+                      is_padding: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """grouped_topk; rows flagged by is_padding (bool [T], schema from vLLM 0.34.0) get weight 0, id -1."""
+    w, idx = grouped_topk(scores, n_group, topk_group, topk, renormalize, routed_scaling_factor, bias,
+                          scoring_func)
+    if is_padding is not None:
+        pad = is_padding.reshape(-1, 1).bool()
+        w = torch.where(pad, torch.zeros_like(w), w)
+        idx = torch.where(pad, torch.full_like(idx, -1), idx)
+    return w, idx
+
+
+def _padding_rows(params: dict, t: int, device: str) -> torch.Tensor | None:
+    """Workload param `padding_rows`: the last n rows flagged as padding (None when absent)."""
+    n = params.get("padding_rows")
+    if n is None:
+        return None
+    pad = torch.zeros(t, dtype=torch.bool)
+    pad[t - min(int(n), t):] = True
+    return pad.to(device)
+
+
+def make_topk_softmax_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_topk_softmax_inputs, a fp32 correction bias when `bias` is set, padding rows per `padding_rows`."""
+    x = make_topk_softmax_inputs(params, seed=seed, device=device)
+    t, e = x["gating_output"].shape
+    bias = None
+    if bool(params.get("bias", False)):
+        bias = (torch.randn(e, generator=_gen(int(seed) + 1)) * 0.5).float().to(device)
+    return {**x, "bias": bias, "is_padding": _padding_rows(params, t, device)}
+
+
+def make_grouped_topk_inputs_v034(params: dict, *, seed: int, device: str) -> dict:
+    """make_grouped_topk_inputs and is_padding per the `padding_rows` workload param."""
+    x = make_grouped_topk_inputs(params, seed=seed, device=device)
+    return {**x, "is_padding": _padding_rows(params, x["scores"].shape[0], device)}
+
+
+def make_moe_align_block_size_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_moe_align_block_size_inputs and a poisoned int32 scatter_idx when the `scatter_idx` param is set."""
+    x = make_moe_align_block_size_inputs(params, seed=seed, device=device)
+    sc = None
+    if bool(params.get("scatter_idx", False)):
+        sc = torch.full((x["topk_ids"].numel(),), -7, dtype=torch.int32, device=device)
+    return {**x, "scatter_idx": sc}
+
+
+def make_moe_sum_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_moe_sum_inputs; with `topk_ids` set, int32 ids where the last `padding_rows` tokens are -1 and,
+    with `expert_map`, odd experts map to -1."""
+    x = make_moe_sum_inputs(params, seed=seed, device=device)
+    m, k = x["input"].shape[:2]
+    ids = emap = None
+    if bool(params.get("topk_ids", False)):
+        e = max(int(params.get("num_experts", 8)), k)
+        ids = _distinct_experts(m, k, e, _gen(int(seed) + 1))
+        pad = _padding_rows(params, m, "cpu")
+        if pad is not None:
+            ids[pad] = -1
+        if bool(params.get("expert_map", False)):
+            emap = torch.arange(e, dtype=torch.int32)
+            emap[1::2] = -1
+            emap = emap.to(device)
+        ids = ids.to(device)
+    return {**x, "topk_ids": ids, "expert_map": emap}

@@ -220,3 +220,62 @@ def make_rms_norm_per_block_quant_inputs(params: dict, *, seed: int, device: str
         "group_size": gs, "is_scale_transposed": transposed,
     }
 
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+# From 0.33.0 rms_norm and fused_add_rms_norm take `Tensor? weight` (None: no weight; rms_norm also takes
+# one weight row per token, [num_tokens, hidden]), and the kernels multiply x * rsqrt * weight in fp32 and
+# round once, where 0.13.0 rounded the normalised value before the weight product: the two agree within
+# one rounding of the dtype.
+
+
+def _normed_once(x32: torch.Tensor, weight: torch.Tensor | None, epsilon: float, dtype: torch.dtype) -> torch.Tensor:
+    """(scalar_t)(x * inv_rms * w), all in fp32, one rounding (csrc/layernorm_kernels.cu from 0.33.0)."""
+    y = x32 * _inv_rms(x32, epsilon)
+    if weight is not None:
+        y = y * weight.float()
+    return y.to(dtype)
+
+
+def rms_norm_v033(result: torch.Tensor, input: torch.Tensor, weight: torch.Tensor | None, epsilon: float) -> None:
+    """result = RMSNorm(input) [* weight], one rounding; weight None, [hidden] or [num_tokens, hidden]."""
+    w = weight
+    if weight is not None and weight.dim() == 2:  # one row per index of the first dim (token or batch)
+        w = weight.reshape(weight.shape[0], *([1] * (input.dim() - 2)), weight.shape[-1])
+    result.copy_(_normed_once(input.float(), w, epsilon, input.dtype).reshape(result.shape))
+
+
+def fused_add_rms_norm_v033(input: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor | None,
+                            epsilon: float) -> None:
+    """residual = input + residual (rounded to dtype); input = RMSNorm(residual) [* weight], one rounding."""
+    z = input + residual
+    residual.copy_(z)
+    input.copy_(_normed_once(z.float(), weight, epsilon, input.dtype))
+
+
+def _weight_kind(params: dict, x: dict, key: str, rows: int) -> dict:
+    """Workload param `weight`: 'vector' (default), 'none', or 'per_row' (rms_norm: one row per token)."""
+    kind = str(params.get("weight", "vector"))
+    if kind == "none":
+        x[key] = None
+    elif kind == "per_row":
+        w = x[key]
+        g = _gen(int(params.get("weight_seed", 1)))
+        x[key] = (torch.randn(rows, w.shape[-1], generator=g) * 0.1 + 1.0).to(w.dtype).to(w.device)
+    elif kind != "vector":
+        raise ValueError(f"weight must be vector, none or per_row, not {kind!r}")
+    return x
+
+
+def make_rms_norm_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_rms_norm_inputs, with the weight as the `weight` param says (vector, none, per_row)."""
+    x = make_rms_norm_inputs(params, seed=seed, device=device)
+    return _weight_kind(params, x, "weight", x["input"].shape[0])
+
+
+def make_fused_add_rms_norm_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_fused_add_rms_norm_inputs, with the weight as the `weight` param says (vector or none)."""
+    if str(params.get("weight", "vector")) == "per_row":
+        raise ValueError("fused_add_rms_norm takes a [hidden] weight or none")
+    x = make_fused_add_rms_norm_inputs(params, seed=seed, device=device)
+    return _weight_kind(params, x, "weight", x["input"].shape[0])

@@ -201,3 +201,54 @@ def make_dynamic_scaled_int8_quant_inputs(params: dict, *, seed: int, device: st
     return {"result": _int8_out(t, h, device), "input": x.to(device),
             "scale": torch.full((t, 1), float("nan"), dtype=torch.float32, device=device),
             "azp": None if symmetric else torch.full((t, 1), -99999, dtype=torch.int32, device=device)}
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def _group_grid(scale: torch.Tensor, m: int, n: int, group_shape) -> torch.Tensor:
+    """The [m, n] scale of every element: one scale per (group_m x group_n) tile, as static_scaled_fp8_quant
+    reads a 0-d / one-element, 1-d (with group_shape) or 2-d scale from 0.33.0 (-1 in group_shape: whole dim)."""
+    if scale.numel() == 1:
+        return scale.reshape(1, 1).float().expand(m, n)
+    gs = None
+    if group_shape is not None:
+        gs = [m if group_shape[0] == -1 else int(group_shape[0]), n if group_shape[1] == -1 else int(group_shape[1])]
+    if scale.dim() == 1:
+        if gs is None:
+            raise ValueError("a 1-D scale needs group_shape")
+        grid = scale.float().reshape(m // gs[0], n // gs[1])
+    elif scale.dim() == 2:
+        grid = scale.float()
+        if gs is not None and (m // grid.shape[0], n // grid.shape[1]) != tuple(gs):
+            raise ValueError("group_shape does not match the 2-D scale")
+    else:
+        raise ValueError("scale must be 0-D, 1-D or 2-D")
+    return grid.repeat_interleave(m // grid.shape[0], 0).repeat_interleave(n // grid.shape[1], 1)
+
+
+def static_scaled_fp8_quant_v033(result: torch.Tensor, input: torch.Tensor, scale: torch.Tensor,
+                                 group_shape: list[int] | None = None) -> None:
+    """result = fp8(clamp(input * (1/scale), +-448)), the scale per tensor (0.13.0's case), per token, per
+    channel or per 2-D group: the static_scaled_fp8_quant of vLLM 0.33.0 on."""
+    d = input.shape[-1]
+    x = _token_rows(input, input.numel() // d).float()
+    inv = 1.0 / _group_grid(scale.to(x.device), x.shape[0], d, group_shape)
+    _token_rows(result, x.shape[0]).copy_(_to_fp8(x * inv, result.dtype))
+
+
+def make_static_scaled_fp8_quant_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_static_scaled_fp8_quant_inputs; with `group_shape` [gm, gn] a positive scale per group instead
+    (1-D when one of the group counts is 1, else 2-D), absmax/448 of each group times `scale_mult`."""
+    x = make_static_scaled_fp8_quant_inputs(params, seed=seed, device=device)
+    gs = params.get("group_shape")
+    if gs is None:
+        return {**x, "group_shape": None}
+    inp = x["input"]
+    m, n = inp.shape[0], inp.shape[-1]
+    gm, gn = (m if gs[0] == -1 else int(gs[0])), (n if gs[1] == -1 else int(gs[1]))
+    tiles = inp.float().contiguous().reshape(m // gm, gm, n // gn, gn).abs().amax(dim=(1, 3))
+    s = (tiles / FP8_MAX * float(params.get("scale_mult", 1.0))).clamp_min(1e-6).to(torch.float32)
+    if 1 in s.shape:
+        s = s.reshape(-1)
+    return {**x, "scale": s.contiguous().to(device), "group_shape": [int(gs[0]), int(gs[1])]}

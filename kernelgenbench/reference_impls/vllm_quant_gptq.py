@@ -335,3 +335,37 @@ def make_gptq_gemm_inputs(params: dict, *, seed: int, device: str) -> dict:
         "use_v2_format": bool(params.get("use_v2_format", False)),
         "bit": bit,
     }
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+# vLLM 0.33.0 dropped act-order from the GPTQ kernels: gptq_shuffle takes no q_perm and gptq_gemm no b_g_idx,
+# so the groups are always k // groupsize. These are the 0.13.0 references with act-order off.
+
+
+def gptq_shuffle_v033(q_weight: torch.Tensor, bit: int) -> None:
+    """vLLM gptq_shuffle from 0.33.0: ExLlama-shuffle each word block in place (no row permutation)."""
+    gptq_shuffle(q_weight, torch.empty(0, dtype=torch.int32, device=q_weight.device), bit)
+
+
+def gptq_gemm_v033(a: torch.Tensor, b_q_weight: torch.Tensor, b_gptq_qzeros: torch.Tensor,
+                   b_gptq_scales: torch.Tensor, use_exllama: bool, use_v2_format: bool, bit: int) -> torch.Tensor:
+    """vLLM gptq_gemm from 0.33.0: a [M, K] fp16 @ dequant(GPTQ weight, group of row r = r // groupsize)."""
+    k = b_q_weight.shape[0] * 32 // bit
+    groups = b_gptq_qzeros.shape[0]
+    if use_exllama:
+        g_idx = torch.empty(0, dtype=torch.int32, device=b_q_weight.device)
+    else:
+        g_idx = (torch.arange(k, device=b_q_weight.device) // (k // groups)).to(torch.int32)
+    return gptq_gemm(a, b_q_weight, b_gptq_qzeros, b_gptq_scales, g_idx, use_exllama, use_v2_format, bit)
+
+
+def make_gptq_shuffle_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_gptq_shuffle_inputs without act-order and without q_perm."""
+    x = make_gptq_shuffle_inputs({**params, "act_order": False}, seed=seed, device=device)
+    return {"q_weight": x["q_weight"], "bit": x["bit"]}
+
+
+def make_gptq_gemm_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_gptq_gemm_inputs without act-order and without b_g_idx."""
+    x = make_gptq_gemm_inputs({**params, "act_order": False}, seed=seed, device=device)
+    return {k: v for k, v in x.items() if k != "b_g_idx"}

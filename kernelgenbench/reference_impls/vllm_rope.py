@@ -83,10 +83,14 @@ def fused_qk_norm_rope(
     cos_sin_cache: torch.Tensor,
     is_neox: bool,
     position_ids: torch.Tensor,
+    forced_token_heads_per_warp: int = -1,
 ) -> None:
     """Per-head RMSNorm (q_weight / k_weight) then full-head RoPE on the q and k heads of a packed
     [tokens, (hq + hk + hv) * head_dim] qkv, in place; v untouched. All arithmetic in fp32, one rounding at
-    the end (unlike rms_norm + rotary_embedding, which round in between)."""
+    the end (unlike rms_norm + rotary_embedding, which round in between).
+
+    forced_token_heads_per_warp (schema from vLLM 0.33.0) picks how the kernel spreads heads over warps
+    (-1: its own choice); the values do not depend on it."""
     t = qkv.shape[0]
     heads = qkv.view(t, num_heads_q + num_heads_k + num_heads_v, head_dim)
     qk = heads[:, : num_heads_q + num_heads_k].float()
@@ -168,3 +172,52 @@ def make_fused_qk_norm_rope_inputs(params: dict, *, seed: int, device: str) -> d
             "eps": float(params.get("eps", 1e-6)), "q_weight": qw.to(device), "k_weight": kw.to(device),
             "cos_sin_cache": make_cos_sin_cache(max_pos, d, float(params.get("base", 10000.0)), cache_dtype).to(device),
             "is_neox": bool(params.get("is_neox", True)), "position_ids": pos.to(device)}
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def rotary_embedding_v033(
+    positions: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor | None,
+    head_size: int,
+    cos_sin_cache: torch.Tensor,
+    is_neox: bool,
+    rope_dim_offset: int = 0,
+    inverse: bool = False,
+) -> None:
+    """rotary_embedding as csrc/pos_encoding_kernels.cu has it from 0.33.0: the rotated features start at
+    rope_dim_offset within each head, inverse negates sin (the inverse rotation), and each rotated value is
+    computed in fp32 and rounded once (0.13.0 rounded each product to the dtype)."""
+    num_tokens = positions.numel()
+    seq_dim = positions.dim() - 1
+    rot_dim = cos_sin_cache.shape[1]
+    if rot_dim + rope_dim_offset > head_size:
+        raise ValueError("rotary_dim + rope_dim_offset exceeds head_size")
+    cache = cos_sin_cache[positions.reshape(-1).long()].float()
+    cos, sin = cache[:, None, : rot_dim // 2], cache[:, None, rot_dim // 2 :]
+    if inverse:
+        sin = -sin
+    head_stride = query.stride(-2) if query.dim() == positions.dim() + 2 else head_size
+    for t in (query, key):
+        if t is None:
+            continue
+        view = _heads_view(t, num_tokens, head_size, t.stride(seq_dim), head_stride)
+        x, y = _pair_views(view[..., rope_dim_offset : rope_dim_offset + rot_dim], rot_dim, is_neox)
+        xf, yf = x.float(), y.float()
+        new_x, new_y = xf * cos - yf * sin, yf * cos + xf * sin
+        x.copy_(new_x)
+        y.copy_(new_y)
+
+
+def make_rotary_embedding_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_rotary_embedding_inputs and rope_dim_offset / inverse (workload params, default 0 / False)."""
+    x = make_rotary_embedding_inputs(params, seed=seed, device=device)
+    return {**x, "rope_dim_offset": int(params.get("rope_dim_offset", 0)), "inverse": bool(params.get("inverse", False))}
+
+
+def make_fused_qk_norm_rope_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_fused_qk_norm_rope_inputs and forced_token_heads_per_warp (workload param, default -1)."""
+    x = make_fused_qk_norm_rope_inputs(params, seed=seed, device=device)
+    return {**x, "forced_token_heads_per_warp": int(params.get("forced_token_heads_per_warp", -1))}

@@ -56,8 +56,11 @@ def _scan(u, dt_raw, A, B, C, D, z, delta_bias, softplus, x0, chunk):
 
 def selective_scan_fwd(u, delta, A, B, C, D_, z_, delta_bias_, delta_softplus, query_start_loc, cache_indices,
                        has_initial_state, ssm_states, pad_slot_id, block_size, block_idx_first_scheduled_token,
-                       block_idx_last_scheduled_token, initial_state_idx):
-    """Selective scan over every (non-padding) sequence, writing delta, z and ssm_states in place."""
+                       block_idx_last_scheduled_token, initial_state_idx, _skip=None):
+    """Selective scan over every (non-padding) sequence, writing delta, z and ssm_states in place.
+
+    _skip (not a schema argument): a predicate on the batch index replacing the pad_slot_id rule, for the
+    later schema's null-block rule (selective_scan_fwd_v033)."""
     varlen = query_start_loc is not None
     dim = u.shape[0] if varlen else u.shape[1]
     groups = B.shape[0] if varlen else B.shape[1]
@@ -71,7 +74,7 @@ def selective_scan_fwd(u, delta, A, B, C, D_, z_, delta_bias_, delta_softplus, q
     flat_idx = None if cache_indices is None else cache_indices.reshape(-1).tolist()
     for b, (start, end) in enumerate(spans):
         slot = b if flat_idx is None else flat_idx[b]
-        if slot == pad_slot_id:
+        if (_skip(b) if _skip is not None else slot == pad_slot_id):
             continue
         if varlen:
             sel = (slice(None), slice(start, end))
@@ -161,3 +164,43 @@ def make_selective_scan_fwd_inputs(params: dict, *, seed: int, device: str) -> d
                pad_slot_id=pad_slot_id, block_size=int(params.get("block_size", 2048)),
                block_idx_first_scheduled_token=None, block_idx_last_scheduled_token=None, initial_state_idx=None)
     return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in out.items()}
+
+
+# ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def selective_scan_fwd_v033(u, delta, A, B, C, D_, z_, delta_bias_, delta_softplus, query_start_loc,
+                            cache_indices, has_initial_state, ssm_states, null_block_id, block_size,
+                            block_idx_first_scheduled_token, block_idx_last_scheduled_token, initial_state_idx,
+                            cu_chunk_seqlen, last_chunk_indices):
+    """selective_scan_fwd as vLLM 0.33.0 on has it: a sequence is skipped when its cache index is
+    null_block_id (0.13.0's pad_slot_id), the cache index read at initial_state_idx under prefix caching.
+
+    Explicit chunk metadata (cu_chunk_seqlen with last_chunk_indices) is outside this reference: it raises;
+    without it the chunks are block_size tokens, as in 0.13.0.
+    """
+    if cu_chunk_seqlen is not None and last_chunk_indices is not None:
+        raise NotImplementedError("selective_scan_fwd with cu_chunk_seqlen / last_chunk_indices has no reference")
+    skip = None
+    if cache_indices is not None:
+        if block_idx_first_scheduled_token is not None:  # prefix caching: [batch, max_blocks] indices
+            rows, at = cache_indices.tolist(), initial_state_idx.tolist()
+            skip = lambda b: rows[b][int(at[b])] == null_block_id  # noqa: E731
+        else:
+            flat = cache_indices.reshape(-1).tolist()
+            skip = lambda b: flat[b] == null_block_id  # noqa: E731
+    return selective_scan_fwd(u, delta, A, B, C, D_, z_, delta_bias_, delta_softplus, query_start_loc, cache_indices,
+                              has_initial_state, ssm_states, null_block_id, block_size,
+                              block_idx_first_scheduled_token, block_idx_last_scheduled_token, initial_state_idx,
+                              _skip=skip if skip is not None else (lambda b: False))
+
+
+def make_selective_scan_fwd_inputs_v033(params: dict, *, seed: int, device: str) -> dict:
+    """make_selective_scan_fwd_inputs with pad_slot_id passed as null_block_id and no chunk metadata."""
+    x = make_selective_scan_fwd_inputs(params, seed=seed, device=device)
+    out = {k: v for k, v in x.items() if k != "pad_slot_id"}
+    keys = list(x)
+    ordered = {}
+    for k in keys:
+        ordered["null_block_id" if k == "pad_slot_id" else k] = x[k] if k == "pad_slot_id" else out[k]
+    return {**ordered, "cu_chunk_seqlen": None, "last_chunk_indices": None}

@@ -8,6 +8,7 @@ missing fields are problems naming file:line); a bad entry is reported and left 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,12 +16,32 @@ from importlib import resources
 from typing import Any
 
 import yaml
+from packaging.version import InvalidVersion, Version
 
 from kernelgenbench.errors import SourceParseError
 
 _DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
-_OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance")
+_OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
+             "revisions", "removed")
+_REVISION_KEYS = ("since", "name", "schema", "function", "inputs", "fixed")
+
+
+@dataclass(frozen=True)
+class SchemaRevision:
+    """A later schema of a curated op, from the checked release `since` on, and the adapter that implements it.
+
+    The adapter (function, inputs) is another function of the entry's module: it keeps the op's semantics
+    and takes the arguments that release's schema has; `fixed` adds workload parameters its inputs need.
+    `name` is the op's registered name from that release on when vLLM renamed it.
+    """
+
+    since: str
+    name: str | None
+    schema: str
+    function: str
+    inputs: str | None
+    fixed: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -44,11 +65,40 @@ class CuratedEntry:
     performance: tuple[Mapping[str, Any], ...]
     file: str
     line: int
+    revisions: tuple[SchemaRevision, ...] = ()  # later schemas, oldest first; `schema` is the first checked one's
+    removed: str | None = None  # the first checked release without the op
+
+    def schemas(self, checked: tuple[str, ...]) -> list[tuple[CuratedEntry, tuple[str, ...]]]:
+        """Each schema the op had, as an entry implementing it, with the checked releases that had it."""
+        starts = [checked[0] if checked else ""] + [r.since for r in self.revisions]
+        ends = starts[1:] + [self.removed]
+        out: list[tuple[CuratedEntry, tuple[str, ...]]] = []
+        for k, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            revs = tuple(v for v in checked if _at_least(v, start) and (end is None or not _at_least(v, end)))
+            entry = self
+            if k:
+                r = self.revisions[k - 1]
+                entry = dataclasses.replace(self, schema=r.schema, function=r.function,
+                                            inputs=r.inputs or self.inputs, fixed={**self.fixed, **r.fixed})
+            out.append((entry, revs))
+        return out
+
+    def removed_at(self, version: str) -> bool:
+        """Whether vLLM `version` comes at or after the release the entry says removed the op."""
+        return self.removed is not None and _at_least(version, self.removed)
 
     @property
     def where(self) -> str:
         """'kernelgenbench/data/<file>:<line>' of the entry."""
         return f"kernelgenbench/data/{self.file}:{self.line}"
+
+
+def _at_least(version: str, floor: str) -> bool:
+    """version >= floor as releases order (a dev or local version of a release counts as that release)."""
+    try:
+        return Version(version).release >= Version(floor).release
+    except InvalidVersion:
+        return False
 
 
 @dataclass(frozen=True)
@@ -58,9 +108,20 @@ class CuratedData:
     entries: Mapping[str, CuratedEntry]
     names: Mapping[str, tuple[str, ...]]
     problems: tuple[str, ...]
+    checked: tuple[str, ...] = ()  # the vLLM releases the references were checked against, oldest first
+
+    @functools.cached_property
+    def aliases(self) -> dict[str, str]:
+        """Later registered names of renamed curated ops, to the entry's op name."""
+        return {r.name: op for op, e in self.entries.items() for r in e.revisions if r.name and r.name != op}
+
+    def entry_for(self, name: str) -> CuratedEntry | None:
+        """The entry of a registered op name, under its curated or its later name."""
+        return self.entries.get(name) or self.entries.get(self.aliases.get(name, ""))
 
     def curated_name_of(self, op: str) -> str | None:
-        """The curated name an op stands for, or None."""
+        """The curated name an op (under its curated or its later name) stands for, or None."""
+        op = self.aliases.get(op, op) if op not in self.entries else op
         return next((n for n, ops in self.names.items() if op in ops), None)
 
 
@@ -141,6 +202,9 @@ def _entry(op: str, raw: dict[str, Any], file: str, line: int) -> CuratedEntry:
         if raw.get(key) and raw[key] not in defined:
             raise SourceParseError(f"entry {op!r}: {raw['module']} defines no function {raw[key]!r}",
                                    file=f"kernelgenbench/data/{file}", line=lines.get(key, line))
+    where = f"kernelgenbench/data/{file}"
+    revisions = tuple(_revision(op, r, defined, raw["module"], where, lines.get("revisions", line))
+                      for r in raw.get("revisions") or ())
     return CuratedEntry(
         op=op,
         schema=str(raw["schema"]),
@@ -159,7 +223,24 @@ def _entry(op: str, raw: dict[str, Any], file: str, line: int) -> CuratedEntry:
         performance=tuple(raw.get("performance") or ()),
         file=file,
         line=line,
+        revisions=revisions,
+        removed=str(raw["removed"]) if raw.get("removed") else None,
     )
+
+
+def _revision(op: str, raw: Any, defined: frozenset[str], module: str, where: str, line: int) -> SchemaRevision:
+    """One item of an entry's `revisions`, read strictly."""
+    if not isinstance(raw, dict) or set(raw) - set(_REVISION_KEYS) or not {"since", "schema", "function"} <= set(raw):
+        raise SourceParseError(f"entry {op!r}: each revision is a mapping with since, schema, function "
+                               f"(and optionally name, inputs, fixed); got {raw!r}", file=where, line=line)
+    name = str(raw.get("name") or op)
+    if not str(raw["schema"]).startswith(f"{name}("):
+        raise SourceParseError(f"entry {op!r}: revision schema must start with '{name}('", file=where, line=line)
+    for key in ("function", "inputs"):
+        if raw.get(key) and raw[key] not in defined:
+            raise SourceParseError(f"entry {op!r}: {module} defines no function {raw[key]!r}", file=where, line=line)
+    return SchemaRevision(since=str(raw["since"]), name=raw.get("name"), schema=str(raw["schema"]), function=raw["function"],
+                          inputs=raw.get("inputs"), fixed=raw.get("fixed") or {})
 
 
 def curated_files() -> list[str]:
@@ -172,6 +253,12 @@ def curated_names() -> dict[str, tuple[str, ...]]:
     """The 50 curated names and the registered ops each stands for."""
     data = _strip_lines(_load_yaml("vllm_curated_names.yaml"))
     return {name: tuple(ops or (name,)) for name, ops in data["curated"].items()}
+
+
+def checked_revisions() -> tuple[str, ...]:
+    """The vLLM releases the curated references were checked against, oldest first."""
+    data = _strip_lines(_load_yaml("vllm_curated_names.yaml"))
+    return tuple(sorted((str(v) for v in data.get("checked_revisions") or ()), key=Version))
 
 
 def load_curated_data() -> CuratedData:
@@ -198,7 +285,7 @@ def load_curated_data() -> CuratedData:
                 entries[op] = _entry(op, raw, file, line)
             except SourceParseError as exc:
                 problems.append(str(exc))
-    return CuratedData(entries, curated_names(), tuple(problems))
+    return CuratedData(entries, curated_names(), tuple(problems), checked_revisions())
 
 
 def load_curated() -> dict[str, CuratedEntry]:

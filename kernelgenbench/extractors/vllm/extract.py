@@ -10,7 +10,7 @@ from typing import Any
 
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import SourceNotFound, SourceParseError
-from kernelgenbench.extractors.vllm.curated import CuratedData, load_curated_data
+from kernelgenbench.extractors.vllm.curated import CuratedData, CuratedEntry, load_curated_data
 from kernelgenbench.extractors.vllm.records import RecordInput, ReferenceStatus, SourceInfo, build_record
 from kernelgenbench.extractors.vllm.registrations import (
     Location,
@@ -19,10 +19,10 @@ from kernelgenbench.extractors.vllm.registrations import (
     Registrations,
     scan_registrations,
 )
-from kernelgenbench.extractors.vllm.schemas import ParsedSchema, parse_op_schema
+from kernelgenbench.extractors.vllm.schemas import ParsedSchema, canonical_schema, parse_op_schema
 from kernelgenbench.extractors.vllm.test_grids import TestScan, scan_tests, tests_calling
 from kernelgenbench.extractors.vllm.workloads import plan_workloads
-from kernelgenbench.extractors.vllm.wrapper_schema import NotASchema, wrapper_schema
+from kernelgenbench.extractors.vllm.wrapper_schema import NotASchema, comparable, wrapper_schema
 from kernelgenbench.extractors.vllm.wrappers import WRAPPER_FILE, Wrapper, parse_wrappers, wrapper_for
 
 Progress = Callable[[str, int, int], None]
@@ -33,7 +33,7 @@ class CuratedOutcome:
     """What became of one curated name at this revision."""
 
     name: str
-    state: str  # ok | schema_mismatch | absent | no_entry
+    state: str  # ok | schema_mismatch | absent | removed | no_entry
     detail: str
 
 
@@ -67,6 +67,9 @@ class Extraction:
         parts.append(f"schema mismatches: {len(mism)}" + (f" ({', '.join(c.name for c in mism)})" if mism else ""))
         absent = self.curated_in("absent")
         parts.append(f"curated absent: {len(absent)}" + (f" ({', '.join(c.name for c in absent)})" if absent else ""))
+        removed = self.curated_in("removed")
+        parts.append(f"curated removed upstream: {len(removed)}"
+                     + (f" ({', '.join(c.name for c in removed)})" if removed else ""))
         no_entry = self.curated_in("no_entry")
         parts.append(f"curated without entry: {len(no_entry)}"
                      + (f" ({', '.join(c.name for c in no_entry)})" if no_entry else ""))
@@ -107,6 +110,25 @@ def _record_overloads(defs: tuple[OpDef, ...], curated: frozenset[str] = frozens
         yield d, candidate, first or d
 
 
+def resolve_entry(entry: CuratedEntry, revision_schema: str | None, checked: tuple[str, ...], *,
+                  wrapper: bool = False) -> tuple[CuratedEntry, tuple[str, ...]]:
+    """The entry's schema revision whose schema is this revision's, with the releases it was checked at.
+
+    Schemas are compared exactly (canonical text; SymInt as int for a wrapper). Without a match the entry
+    at its first schema comes back with no releases, and the record reports the mismatch.
+    """
+    if revision_schema is not None:
+        want = comparable(revision_schema) if wrapper else revision_schema
+        for candidate, revs in entry.schemas(checked):
+            try:
+                have = canonical_schema(candidate.schema)
+            except RuntimeError:
+                continue  # reported as the entry's parse error when its first schema is the one compared
+            if (comparable(have) if wrapper else have) == want:
+                return candidate, revs
+    return entry, ()
+
+
 def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = None,
             progress: Progress | None = None) -> Extraction:
     """Records for every .def under root/csrc, with wrappers, test grids and curated references."""
@@ -139,7 +161,8 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     present = {d.qualified_name for d in defs}
     # The curated references describe the GPU op: a CPU-build registration never stands in for it.
     curated_present = {d.qualified_name for d in defs if d.build != "cpu"}
-    for k, (d, overload, first) in enumerate(_record_overloads(defs, frozenset(curated.entries))):
+    curated_present |= {curated.aliases[n] for n in curated_present if n in curated.aliases}  # renamed ops
+    for k, (d, overload, first) in enumerate(_record_overloads(defs, frozenset(curated.entries) | set(curated.aliases))):
         step("records", k, len(defs))
         schema: ParsedSchema | None = None
         if d.schema is not None:
@@ -151,7 +174,10 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         own = impls.get((d.namespace, d.qualified_name, d.build)) or []
         wrapper = wrapper_for(wrappers, d.namespace, d.name)
         wrapper_names = frozenset(w.name for w in wrappers if (d.namespace, d.name) in w.ops)
-        entry = curated.entries.get(d.qualified_name) if first is None and d.build != "cpu" else None
+        entry = curated.entry_for(d.qualified_name) if first is None and d.build != "cpu" else None
+        checked: tuple[str, ...] = ()
+        if entry is not None:
+            entry, checked = resolve_entry(entry, schema.canonical if schema else None, curated.checked)
         inp = RecordInput(
             op=d,
             record_overload=overload,
@@ -163,6 +189,7 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
             entry=entry,
             plan=plan_workloads(entry, scan, version=source.version) if entry is not None else None,
             primary_id=f"vllm/{first.name}" + (f".{first.overload}" if first.overload else "") if first else None,
+            checked=checked,
         )
         record, status, diffs = build_record(inp, source)
         errors = record_errors(record)
@@ -176,8 +203,10 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         if errors:
             invalid.append(f"{record['id']} ({d.location}): {errors[0]}")
             continue
-        if first is None:
-            statuses[d.qualified_name] = (status, diffs)
+        key = curated.aliases.get(d.qualified_name, d.qualified_name) if d.qualified_name not in curated.entries \
+            else d.qualified_name
+        if first is None and (key not in statuses or statuses[key][0] is not ReferenceStatus.OK):
+            statuses[key] = (status, diffs)
         records.append(record)
     by_op = {(d.namespace, d.qualified_name): d for d in reversed(defs)}  # the first def of each name wins
     schemas = _schemas_of(by_op.values())
@@ -197,7 +226,8 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         present.add(op)
         curated_present.add(op)
     step("records", len(defs), len(defs))
-    outcomes = [_outcome(name, ops, curated, statuses, curated_present) for name, ops in curated.names.items()]
+    outcomes = [_outcome(name, ops, curated, statuses, curated_present, source.version)
+                for name, ops in curated.names.items()]
     return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source,
                       tuple(s.reason for s in regs.skipped))
 
@@ -232,19 +262,25 @@ def _wrapper_record(w: Wrapper, curated: CuratedData, scan: TestScan, impls: dic
     op = OpDef(namespace=first.namespace, qualified_name=w.name, schema=text, location=Location(WRAPPER_FILE, w.line),
                guards=first.guards, build=first.build, block="vllm/_custom_ops.py")
     own = tuple(i for d in called for i in impls.get((d.namespace, d.qualified_name, d.build), []))
-    entry = curated.entries[w.name]
+    entry, checked = resolve_entry(curated.entries[w.name], schema.canonical, curated.checked, wrapper=True)
     wrapper_names = frozenset({w.name})
     tests = tuple(g for g in scan.grids if g.wrappers & wrapper_names)
     inp = RecordInput(op=op, record_overload="", schema=schema, impls=own, wrapper=w, tests=tests,
                       curated_name=curated.curated_name_of(w.name), entry=entry,
                       plan=plan_workloads(entry, scan, version=source.version),
-                      primary_id=None, kind="wrapper", wraps=tuple(f"vllm/{d.qualified_name}" for d in called))
+                      primary_id=None, kind="wrapper", wraps=tuple(f"vllm/{d.qualified_name}" for d in called),
+                      checked=checked)
     return build_record(inp, source)
 
 
 def _outcome(name: str, ops: tuple[str, ...], curated: CuratedData,
-             statuses: dict[str, tuple[ReferenceStatus, list[str]]], present: set[str]) -> CuratedOutcome:
+             statuses: dict[str, tuple[ReferenceStatus, list[str]]], present: set[str], version: str) -> CuratedOutcome:
     absent = [op for op in ops if op not in present]
+    gone = [curated.entries[op] for op in absent if op in curated.entries and curated.entries[op].removed_at(version)]
+    if absent and len(gone) == len(absent):
+        # Declared by the entry and confirmed by this revision: vLLM dropped the op, nothing to match.
+        return CuratedOutcome(name, "removed", "removed upstream: " + ", ".join(
+            f"{e.op} is in no checked release from {e.removed} on" for e in gone))
     if absent:
         return CuratedOutcome(name, "absent", f"not registered (outside the CPU build) at this revision: "
                                               f"{', '.join(absent)}")

@@ -147,6 +147,7 @@ class RecordInput:
     primary_id: str | None  # set on a record whose name another file already took
     kind: str = "registered"  # or "wrapper": a curated name that is a vllm/_custom_ops.py function
     wraps: tuple[str, ...] = ()  # for a wrapper: ids of the registered ops it calls
+    checked: tuple[str, ...] = ()  # the checked vLLM releases whose schema of the op the reference implements
 
 
 def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], ReferenceStatus, list[str]]:
@@ -214,6 +215,7 @@ def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], 
         "curated_name": inp.curated_name,
         "curated_entry": entry.where if entry else None,
         "reference_schema": reference_schema,
+        "reference_checked": list(inp.checked) if ok else [],
         "schema_differences": differences,
         "renamed_params": [{"position": r.position, "schema_name": r.schema_name, "name": r.name, "why": r.why}
                            for r in renamed],
