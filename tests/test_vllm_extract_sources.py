@@ -11,7 +11,8 @@ from vllm_sources import sdist_tree
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.extractors.vllm.curated import load_curated_data
 from kernelgenbench.extractors.vllm.extract import Extraction, extract
-from kernelgenbench.extractors.vllm.records import NO_GENERATOR, SourceInfo
+from kernelgenbench.extractors.vllm.records import NO_GENERATOR, SourceInfo, schema_differences
+from kernelgenbench.extractors.vllm.schemas import canonical_schema
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +121,7 @@ def test_013_curated_records_carry_their_reference(v013: Extraction) -> None:
         r = rs[f"vllm/{op}"]
         d = r["details"]["vllm"]
         assert d["reference_status"] == "ok", op
+        assert d["reference_checked"][0] == "0.13.0", op  # the 0.13.0 schema, checked at least there
         assert r["reference"]["function"] == entry.function and f"def {entry.function}(" in r["reference"]["code"]
         assert r["benchmarks"] == ["ms"] and r["category"] == entry.category
         purposes = {w["purpose"] for w in r["workloads"]}
@@ -163,19 +165,31 @@ def test_033_one_valid_record_per_def(v033: Extraction, v013: Extraction) -> Non
     assert rs["vllm/topk_softmax"]["details"]["vllm"]["dispatch_keys"] == ["CUDA"]
 
 
-def test_033_schema_changes_detach_the_reference(v033: Extraction) -> None:
+def test_033_schema_changes_take_the_declared_revision(v033: Extraction) -> None:
     rs = by_id(v033)
     rms = rs["vllm/rms_norm"]
     assert rms["signature"] == "rms_norm(Tensor! result, Tensor input, Tensor? weight, float epsilon) -> ()"
     d = rms["details"]["vllm"]
-    assert (d["reference_status"], rms["reference"], rms["workloads"], rms["benchmarks"]) == ("schema_mismatch", None, [], [])
-    assert d["schema_differences"] == ["- arg Tensor weight", "+ arg Tensor? weight"]
-    assert rms["workload_status"]["reason"].startswith("the curated reference implements another schema")
+    # the 0.13.0 reference implements another schema; the entry declares 0.33.0's, with its adapter
+    entry = load_curated_data().entries["rms_norm"]
+    assert schema_differences(canonical_schema(entry.schema), d["canonical_schema"]) == [
+        "- arg Tensor weight", "+ arg Tensor? weight"]
+    assert (d["reference_status"], rms["reference"]["function"], rms["inputs"]["function"]) == (
+        "ok", "rms_norm_v033", "make_rms_norm_inputs_v033")
+    assert (d["reference_schema"], d["schema_differences"], d["reference_checked"]) == (
+        d["canonical_schema"], [], ["0.33.0", "0.34.0"])
+    assert {w["purpose"] for w in rms["workloads"]} == {"correctness", "performance"} and rms["benchmarks"] == ["ms"]
     outcomes = {c.name: c for c in v033.curated}
-    assert outcomes["rms_norm"].state == "schema_mismatch"
-    assert outcomes["paged_attention_v1"].state == "absent"
-    assert "paged_attention_v1" in v033.summary() and "schema mismatches:" in v033.summary()
-    assert rs["vllm/reshape_and_cache_flash"]["details"]["vllm"]["reference_status"] == "ok"
+    assert outcomes["rms_norm"].state == "ok"
+    assert outcomes["paged_attention_v1"].state == "removed"
+    assert outcomes["gptq_marlin_gemm"].state == "ok"  # renamed marlin_gemm at 0.33.0
+    marlin = rs["vllm/marlin_gemm"]
+    assert (marlin["details"]["vllm"]["curated_name"], marlin["reference"]["function"]) == (
+        "gptq_marlin_gemm", "marlin_gemm_v033")
+    summary = v033.summary()
+    assert "curated with reference: 37/50" in summary and "schema mismatches: 0;" in summary
+    assert "curated removed upstream: 13 (" in summary and "paged_attention_v1" in summary
+    assert rs["vllm/reshape_and_cache_flash"]["details"]["vllm"]["reference_checked"] == ["0.13.0", "0.33.0", "0.34.0"]
 
 
 def test_013_one_broken_def_loses_only_itself(tmp_path, v013: Extraction) -> None:
