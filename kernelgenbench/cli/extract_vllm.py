@@ -94,7 +94,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         else:
             Path(out).write_text(text, encoding="utf-8")
         for c in result.curated:
-            if c.state in ("schema_mismatch", "absent"):
+            if c.state in ("schema_mismatch", "absent", "removed"):
                 typer.echo(f"curated {c.name}: {c.state}: {c.detail}", err=True)
         typer.echo(result.summary(), err=True)
         lost = result.lost_curated
