@@ -34,16 +34,16 @@ def _op(**kw: object) -> CuratedEntry:
 OPTIONAL_W = SchemaRevision(since="0.33.0", name=None, schema="norm(Tensor! out, Tensor x, Tensor? w) -> ()",
                             function="norm_v033", inputs=None, fixed={"weight": "vector"})
 RENAMED = SchemaRevision(since="0.34.0", name="norm2", schema="norm2(Tensor! out, Tensor x) -> ()",
-                         function="norm_v034", inputs="make_norm_v034", fixed={})
+                         function="norm_v034", inputs="make_norm_v034", fixed={}, description="norm2: no weight")
 
 
 def test_each_schema_with_the_checked_releases_that_have_it() -> None:
-    e = _op(revisions=(OPTIONAL_W, RENAMED))
-    got = [(x.schema, x.function, x.inputs, dict(x.fixed), revs) for x, revs in e.schemas(CHECKED)]
+    e = _op(revisions=(OPTIONAL_W, RENAMED), description="norm")
+    got = [(x.schema, x.function, x.inputs, dict(x.fixed), x.description, revs) for x, revs in e.schemas(CHECKED)]
     assert got == [
-        (e.schema, "norm", "make_norm", {"eps": 1e-6}, ("0.13.0",)),
-        (OPTIONAL_W.schema, "norm_v033", "make_norm", {"eps": 1e-6, "weight": "vector"}, ("0.33.0",)),
-        (RENAMED.schema, "norm_v034", "make_norm_v034", {"eps": 1e-6}, ("0.34.0",)),
+        (e.schema, "norm", "make_norm", {"eps": 1e-6}, "norm", ("0.13.0",)),
+        (OPTIONAL_W.schema, "norm_v033", "make_norm", {"eps": 1e-6, "weight": "vector"}, "norm", ("0.33.0",)),
+        (RENAMED.schema, "norm_v034", "make_norm_v034", {"eps": 1e-6}, "norm2: no weight", ("0.34.0",)),
     ]
     assert [revs for _, revs in _op(removed="0.33.0").schemas(CHECKED)] == [("0.13.0",)]
 

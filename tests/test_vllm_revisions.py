@@ -84,7 +84,7 @@ def test_later_records_carry_the_revision_reference(later: Extraction) -> None:
                 assert set(kwargs) == {p.name for p in task.params}, (op, w.id)
                 ref(*[kwargs[p.name] for p in task.params])
     rms = by_id["vllm/rms_norm"]
-    assert rms["reference"]["function"] == "rms_norm_v033"
+    assert rms["reference"]["function"] == "rms_norm_v033" and "rounded once" in rms["description"]
     assert rms["details"]["vllm"]["reference_checked"] == ["0.33.0", "0.34.0"]
     grouped = by_id["vllm/grouped_topk"]["details"]["vllm"]["reference_checked"]
     assert grouped == (["0.13.0", "0.33.0"] if version == "0.33.0" else ["0.34.0"])

@@ -24,7 +24,7 @@ _DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
 _OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
              "revisions", "removed")
-_REVISION_KEYS = ("since", "name", "schema", "function", "inputs", "fixed")
+_REVISION_KEYS = ("since", "name", "schema", "function", "inputs", "fixed", "description")
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,8 @@ class SchemaRevision:
 
     The adapter (function, inputs) is another function of the entry's module: it keeps the op's semantics
     and takes the arguments that release's schema has; `fixed` adds workload parameters its inputs need.
-    `name` is the op's registered name from that release on when vLLM renamed it.
+    `name` is the op's registered name from that release on when vLLM renamed it; `description`, when
+    given, replaces the entry's for records of that schema.
     """
 
     since: str
@@ -42,6 +43,7 @@ class SchemaRevision:
     function: str
     inputs: str | None
     fixed: Mapping[str, Any]
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,8 @@ class CuratedEntry:
             if k:
                 r = self.revisions[k - 1]
                 entry = dataclasses.replace(self, schema=r.schema, function=r.function,
-                                            inputs=r.inputs or self.inputs, fixed={**self.fixed, **r.fixed})
+                                            inputs=r.inputs or self.inputs, fixed={**self.fixed, **r.fixed},
+                                            description=r.description or self.description)
             out.append((entry, revs))
         return out
 
@@ -240,7 +243,8 @@ def _revision(op: str, raw: Any, defined: frozenset[str], module: str, where: st
         if raw.get(key) and raw[key] not in defined:
             raise SourceParseError(f"entry {op!r}: {module} defines no function {raw[key]!r}", file=where, line=line)
     return SchemaRevision(since=str(raw["since"]), name=raw.get("name"), schema=str(raw["schema"]), function=raw["function"],
-                          inputs=raw.get("inputs"), fixed=raw.get("fixed") or {})
+                          inputs=raw.get("inputs"), fixed=raw.get("fixed") or {},
+                          description=" ".join(str(raw.get("description") or "").split()))
 
 
 def curated_files() -> list[str]:
