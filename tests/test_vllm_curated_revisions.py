@@ -69,7 +69,7 @@ def test_removed_is_reported_only_from_the_declared_release() -> None:
     assert [gone.removed_at(v) for v in ("0.13.0", "0.32.9", "0.33.0", "0.34.1.dev3+g1234", "main")] == [
         False, False, True, True, False]
     at_034 = _outcome("norm", ("norm",), data, {}, set(), "0.34.0")
-    assert (at_034.state, at_034.detail) == ("removed", "removed upstream: norm is in no checked release from 0.33.0 on")
+    assert (at_034.state, at_034.detail) == ("removed", "dropped by vLLM: norm is in no checked release from 0.33.0 on")
     assert _outcome("norm", ("norm",), data, {}, set(), "0.20.0").state == "absent"  # not declared gone there
     kept = CuratedData({"norm": _op()}, {"norm": ("norm",)}, (), CHECKED)
     assert _outcome("norm", ("norm",), kept, {}, set(), "0.34.0").state == "absent"

@@ -56,7 +56,7 @@ def test_later_release_counts(later: Extraction) -> None:
     assert "schema mismatches: 0;" in summary and "curated absent: 0;" in summary
     assert f"curated removed upstream: {len(removed)}" in summary
     detail = next(c.detail for c in later.curated if c.name == "paged_attention_v1")
-    assert detail == "removed upstream: paged_attention_v1 is in no checked release from 0.33.0 on"
+    assert detail == "dropped by vLLM: paged_attention_v1 is in no checked release from 0.33.0 on"
 
 
 def test_later_records_carry_the_revision_reference(later: Extraction) -> None:

@@ -203,8 +203,8 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         if errors:
             invalid.append(f"{record['id']} ({d.location}): {errors[0]}")
             continue
-        key = curated.aliases.get(d.qualified_name, d.qualified_name) if d.qualified_name not in curated.entries \
-            else d.qualified_name
+        key = d.qualified_name if d.qualified_name in curated.entries else curated.aliases.get(d.qualified_name,
+                                                                                               d.qualified_name)
         if first is None and (key not in statuses or statuses[key][0] is not ReferenceStatus.OK):
             statuses[key] = (status, diffs)
         records.append(record)
@@ -279,7 +279,7 @@ def _outcome(name: str, ops: tuple[str, ...], curated: CuratedData,
     gone = [curated.entries[op] for op in absent if op in curated.entries and curated.entries[op].removed_at(version)]
     if absent and len(gone) == len(absent):
         # Declared by the entry and confirmed by this revision: vLLM dropped the op, nothing to match.
-        return CuratedOutcome(name, "removed", "removed upstream: " + ", ".join(
+        return CuratedOutcome(name, "removed", "dropped by vLLM: " + ", ".join(
             f"{e.op} is in no checked release from {e.removed} on" for e in gone))
     if absent:
         return CuratedOutcome(name, "absent", f"not registered (outside the CPU build) at this revision: "
