@@ -394,6 +394,10 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
     activity = _Activity()
     try:
+        # Before anything of the candidate runs (and before CUDA is initialised: this may fork).
+        from kernelgenbench.sandbox.isolation import enter
+
+        _send(conn, {"event": "isolation", **enter(setup.get("isolation") or {}, conn)})
         cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
         import torch
 

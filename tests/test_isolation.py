@@ -1,0 +1,207 @@
+"""OS isolation of workers: the level detected, what a worker sees from inside, and a run with hostile
+candidates (results rewritten, forged stderr lines, the evaluator killed, a setsid orphan) that must leave
+the run, its summary and its results file as the evaluator decided them, and nothing running afterwards.
+
+The full level (PID + mount namespaces, a dedicated uid) needs root: those tests skip otherwise. CI runs
+them as root on CPU (Triton's interpreter)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from eval_helpers import CORPUS, EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, kgb_command, write_jsonl
+
+from kernelgenbench.evaluator.summary import format_table, summarize
+from kernelgenbench.sandbox import isolation
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0 or sys.platform != "linux",
+                               reason="PID/mount namespaces and a dedicated uid need root on Linux (CI runs as root)")
+UID_BASE = 64100
+HOSTILE = ("proc_results_rewrite", "proc_stderr_forge", "proc_kill_evaluator", "setsid_orphan")
+
+
+def test_level_detection_follows_privileges():
+    assert isolation.detect_level(euid=0) == isolation.LEVEL_ROOT
+    assert isolation.detect_level(euid=1000, userns_allowed=True) == isolation.LEVEL_USERNS
+    assert isolation.detect_level(euid=1000, userns_allowed=False) == isolation.LEVEL_SESSION
+    assert isolation.detect_level() == (isolation.LEVEL_ROOT if os.geteuid() == 0 else isolation.detect_level(
+        userns_allowed=isolation._userns_allowed()))
+
+
+def test_blocked_finds_the_closed_folder_above_a_path():
+    base = Path(tempfile.mkdtemp(prefix="kgb-iso-blocked-"))  # under /tmp: every folder above is searchable
+    try:
+        os.chmod(base, 0o755)
+        closed = base / "closed"
+        inner = closed / "lib" / "python"
+        inner.mkdir(parents=True)
+        os.chmod(closed, 0o700)
+        os.chmod(closed / "lib", 0o700)
+        assert isolation.blocked(str(inner)) == str(closed)  # the highest one
+        assert isolation.to_reveal([str(inner), str(base)]) == [str(inner)]
+        os.chmod(closed, 0o755)
+        os.chmod(closed / "lib", 0o755)
+        assert isolation.blocked(str(inner)) is None
+        os.chmod(inner, 0o700)
+        with pytest.raises(ValueError, match="not readable by other uids"):
+            isolation.blocked(str(inner))
+        assert isolation.to_reveal([str(inner)]) is None
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)
+
+
+_PROBE = r"""
+import json, os, socket, sys
+from multiprocessing.connection import Connection
+import torch, triton
+from kernelgenbench.sandbox import isolation
+a, b = socket.socketpair()
+cfg = json.loads(sys.argv[1])
+isolation.prepare_dir(cfg["workdir"], cfg["uid"], cfg["gid"])
+cfg["reveal"] = isolation.to_reveal([sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__),
+                                     os.path.dirname(triton.__file__), os.path.dirname(isolation.__file__)])
+info = isolation.enter(cfg, Connection(os.dup(a.fileno())))
+seen = {"info": info, "pid": os.getpid(), "ids": [os.getresuid(), os.getresgid(), os.getgroups()],
+        "procs": sorted(p for p in os.listdir("/proc") if p.isdigit()), "cwd": os.getcwd(),
+        "home": os.environ["HOME"], "triton_cache": os.environ["TRITON_CACHE_DIR"]}
+for name in ("results", "dataset_file", "other_home"):
+    try:
+        with open(cfg["probe"][name]) as f:
+            seen[name] = f.read()
+    except OSError as exc:
+        seen[name] = type(exc).__name__
+try:
+    os.kill(int(cfg["probe"]["evaluator"]), 9)
+    seen["kill_evaluator"] = "sent"
+except OSError as exc:
+    seen["kill_evaluator"] = type(exc).__name__
+print(json.dumps(seen))
+sys.stdout.flush()
+os._exit(7)
+"""
+
+
+@ROOT_ONLY
+def test_root_level_from_inside(tmp_path):
+    """PID 1 of its own namespace, only its own /proc, the slot's uid, covered paths empty, the others closed."""
+    base = Path(tempfile.mkdtemp(prefix="kgb-iso-probe-"))
+    try:
+        os.chmod(base, 0o755)  # only the files' own modes and the covers keep the worker out
+        results = base / "results.jsonl"
+        results.write_text('{"kind": "task"}\n')
+        os.chmod(results, 0o644)  # even world-readable, the cover hides it
+        dataset = base / "dataset"
+        dataset.mkdir(mode=0o755)
+        (dataset / "tasks.jsonl").write_text("secret records\n")
+        os.chmod(dataset / "tasks.jsonl", 0o644)
+        other = base / "other"
+        isolation.prepare_dir(str(other), UID_BASE + 1, UID_BASE + 1)
+        (other / "candidate.py").write_text("code of another candidate\n")
+        cfg = {"workdir": str(base / "mine"), "uid": UID_BASE, "gid": UID_BASE, "hide": [str(results), str(dataset)],
+               "probe": {"results": str(results), "dataset_file": str(dataset / "tasks.jsonl"),
+                         "other_home": str(other / "candidate.py"), "evaluator": os.getpid()}}
+        proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(cfg)], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 7, proc.stderr[-2000:]  # the intermediate mirrors PID 1's exit status
+        seen = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert seen["info"]["level"] == isolation.LEVEL_ROOT
+        assert seen["info"]["covered"] == [str(results), str(dataset)]
+        assert seen["pid"] == 1 and seen["procs"] == ["1"]
+        assert seen["ids"] == [[UID_BASE] * 3, [UID_BASE] * 3, []]
+        assert seen["cwd"] == seen["home"] == cfg["workdir"]
+        assert seen["triton_cache"].startswith(cfg["workdir"])
+        assert seen["results"] == ""  # /dev/null in its mount namespace
+        assert seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
+        assert seen["other_home"] == "PermissionError"
+        assert seen["kill_evaluator"] == "ProcessLookupError"  # not in its PID namespace at all
+        assert results.read_text() == '{"kind": "task"}\n'
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)
+
+
+def _hostile_rows(results_path: Path) -> list[dict[str, str]]:
+    rows = []
+    for name in HOSTILE:
+        code = (CORPUS / f"{name}.py").read_text()
+        code = code.replace("TARGETS: list[str] = []", f"TARGETS: list[str] = [{str(results_path)!r}]")
+        rows.append({"task_id": "aten/add.Tensor", "code": code, "candidate_id": f"hostile:{name}"})
+    honest = (EXAMPLE_SOLUTIONS / "aten__add.Tensor.py").read_text()
+    rows.append({"task_id": "aten/add.Tensor", "code": honest, "candidate_id": "honest:add"})
+    return rows
+
+
+def _marked_processes(marker: bytes) -> list[int]:
+    """Processes whose environment carries the run's marker (the run and everything it started)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def _worker_uid_processes() -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
+        except (OSError, StopIteration, ValueError):
+            continue
+        if UID_BASE <= uid < UID_BASE + 64:
+            found.append(int(pid))
+    return found
+
+
+@ROOT_ONLY
+def test_hostile_candidates_cannot_touch_the_run(tmp_path):
+    base = Path(tempfile.mkdtemp(prefix="kgb-iso-run-"))
+    try:
+        os.chmod(base, 0o755)  # the results file's own mode and the covers must keep workers out
+        out = base / "results.jsonl"
+        rows = _hostile_rows(out)
+        sols = write_jsonl(tmp_path / "solutions.jsonl", rows)
+        marker = f"KGB_ISOLATION_TEST={uuid.uuid4().hex}"
+        env = {**os.environ, marker.split("=")[0]: marker.split("=")[1]}
+        proc = subprocess.run(kgb_command("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols),
+                                          "--tasks", "aten/add.Tensor", "--device", "cpu", "--workers", "1",
+                                          "--rounds", "2", "--timeout", "60", "--out", str(out)),
+                              capture_output=True, text=True, timeout=600, env=env, start_new_session=True)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        time.sleep(3.0)  # the orphan, were it alive, would rewrite the file and kill what it sees by now
+        assert not _marked_processes(marker.encode())
+        assert not _worker_uid_processes()
+
+        lines = out.read_text().splitlines()
+        written = [json.loads(line) for line in lines]
+        tasks = [r for r in written if r["kind"] == "task"]
+        assert [r["candidate_id"] for r in tasks] == [r["candidate_id"] for r in rows]
+        assert {r["candidate_id"] for r in written} == {r["candidate_id"] for r in rows}
+        decided = {r["candidate_id"]: r["status"] for r in tasks}
+        assert decided == {**{f"hostile:{n}": "incorrect_numerics" for n in HOSTILE}, "honest:add": "passed"}
+        assert all(r["isolation"] == isolation.LEVEL_ROOT for r in written)
+        st = out.stat()
+        assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == os.geteuid()
+
+        # what the CLI printed is what was decided, with no forged line anywhere
+        assert "forged" not in proc.stdout + proc.stderr
+        assert format_table(summarize(tasks)) in proc.stdout
+        printed = re.findall(r"^(PASS|FAIL) \S+\s+aten/add.Tensor \[(\S+)\]", proc.stderr, re.M)
+        assert sorted(printed) == sorted(("PASS" if s == "passed" else "FAIL", cid) for cid, s in decided.items())
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)
