@@ -61,19 +61,22 @@ def test_blocked_finds_the_closed_folder_above_a_path():
 
 
 _PROBE = r"""
-import json, os, socket, sys
+import importlib.util, json, os, socket, sys
 from multiprocessing.connection import Connection
-import torch, triton
 from kernelgenbench.sandbox import isolation
+# torch is not imported before `enter`: its threads would make the kernel refuse a user namespace (a real
+# worker is forked single-threaded from the server that has torch loaded).
 a, b = socket.socketpair()
 cfg = json.loads(sys.argv[1])
 isolation.prepare_dir(cfg["workdir"], cfg["uid"], cfg["gid"])
-cfg["reveal"] = isolation.to_reveal([sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__),
-                                     os.path.dirname(triton.__file__), os.path.dirname(isolation.__file__)])
+cfg["reveal"] = isolation.to_reveal([sys.prefix, sys.base_prefix, os.path.dirname(isolation.__file__)] + [
+    os.path.dirname(importlib.util.find_spec(m).origin) for m in ("torch", "triton")])
 info = isolation.enter(cfg, Connection(os.dup(a.fileno())))
 seen = {"info": info, "pid": os.getpid(), "ids": [os.getresuid(), os.getresgid(), os.getgroups()],
         "procs": sorted(p for p in os.listdir("/proc") if p.isdigit()), "cwd": os.getcwd(),
-        "home": os.environ["HOME"], "triton_cache": os.environ["TRITON_CACHE_DIR"]}
+        "home": os.environ["HOME"], "triton_cache": os.environ["TRITON_CACHE_DIR"],
+        "session": os.getsid(0) == os.getpid(),
+        "caps": next(line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff"))}
 for name in ("results", "dataset_file", "other_home"):
     try:
         with open(cfg["probe"][name]) as f:
@@ -81,7 +84,7 @@ for name in ("results", "dataset_file", "other_home"):
     except OSError as exc:
         seen[name] = type(exc).__name__
 try:
-    os.kill(int(cfg["probe"]["evaluator"]), 9)
+    os.kill(int(cfg["probe"]["evaluator"]), 0)  # signal 0: only whether it could be signalled
     seen["kill_evaluator"] = "sent"
 except OSError as exc:
     seen["kill_evaluator"] = type(exc).__name__
@@ -91,9 +94,9 @@ os._exit(7)
 """
 
 
-@ROOT_ONLY
-def test_root_level_from_inside(tmp_path):
-    """PID 1 of its own namespace, only its own /proc, the slot's uid, covered paths empty, the others closed."""
+def _probe(level: str | None) -> dict:
+    """Enter isolation (from `level` down) in a fresh process and report what it sees from inside; the
+    evaluator's pid, a covered results file and dataset, and another candidate's folder are its targets."""
     base = Path(tempfile.mkdtemp(prefix="kgb-iso-probe-"))
     try:
         os.chmod(base, 0o755)  # only the files' own modes and the covers keep the worker out
@@ -107,26 +110,58 @@ def test_root_level_from_inside(tmp_path):
         other = base / "other"
         isolation.prepare_dir(str(other), UID_BASE + 1, UID_BASE + 1)
         (other / "candidate.py").write_text("code of another candidate\n")
-        cfg = {"workdir": str(base / "mine"), "uid": UID_BASE, "gid": UID_BASE, "hide": [str(results), str(dataset)],
-               "probe": {"results": str(results), "dataset_file": str(dataset / "tasks.jsonl"),
-                         "other_home": str(other / "candidate.py"), "evaluator": os.getpid()}}
+        uid = UID_BASE if level is None else None  # the weaker levels run as the evaluator, as without root
+        cfg = {"workdir": str(base / "mine"), "uid": uid, "gid": uid, "hide": [str(results), str(dataset)],
+               "level": level, "probe": {"results": str(results), "dataset_file": str(dataset / "tasks.jsonl"),
+                                         "other_home": str(other / "candidate.py"), "evaluator": os.getpid()}}
         proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(cfg)], capture_output=True, text=True,
                               timeout=120)
         assert proc.returncode == 7, proc.stderr[-2000:]  # the intermediate mirrors PID 1's exit status
         seen = json.loads(proc.stdout.strip().splitlines()[-1])
-        assert seen["info"]["level"] == isolation.LEVEL_ROOT
-        assert seen["info"]["covered"] == [str(results), str(dataset)]
-        assert seen["pid"] == 1 and seen["procs"] == ["1"]
-        assert seen["ids"] == [[UID_BASE] * 3, [UID_BASE] * 3, []]
-        assert seen["cwd"] == seen["home"] == cfg["workdir"]
-        assert seen["triton_cache"].startswith(cfg["workdir"])
-        assert seen["results"] == ""  # /dev/null in its mount namespace
-        assert seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
-        assert seen["other_home"] == "PermissionError"
-        assert seen["kill_evaluator"] == "ProcessLookupError"  # not in its PID namespace at all
         assert results.read_text() == '{"kind": "task"}\n'
+        seen["paths"] = {"workdir": cfg["workdir"], "covered": [str(results), str(dataset)]}
+        return seen
     finally:
         subprocess.run(["rm", "-rf", str(base)], check=False)
+
+
+@ROOT_ONLY
+def test_root_level_from_inside():
+    """PID 1 of its own namespace, only its own /proc, the slot's uid, covered paths empty, the others closed."""
+    seen = _probe(None)
+    assert seen["info"]["level"] == isolation.LEVEL_ROOT
+    assert seen["info"]["covered"] == seen["paths"]["covered"]
+    assert seen["pid"] == 1 and seen["procs"] == ["1"] and seen["session"]
+    assert seen["ids"] == [[UID_BASE] * 3, [UID_BASE] * 3, []]
+    assert seen["caps"] == "0000000000000000"
+    assert seen["cwd"] == seen["home"] == seen["paths"]["workdir"]
+    assert seen["triton_cache"].startswith(seen["paths"]["workdir"])
+    assert seen["results"] == ""  # /dev/null in its mount namespace
+    assert seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
+    assert seen["other_home"] == "PermissionError"
+    assert seen["kill_evaluator"] == "ProcessLookupError"  # not in its PID namespace at all
+
+
+@ROOT_ONLY
+def test_user_namespace_level_from_inside():
+    """The level used without root, entered here by root: the same namespaces, no capability left."""
+    seen = _probe(isolation.LEVEL_USERNS)
+    assert seen["info"]["level"] == isolation.LEVEL_USERNS
+    assert seen["pid"] == 1 and seen["procs"] == ["1"]
+    assert seen["caps"] == "0000000000000000"
+    assert seen["results"] == "" and seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
+    assert seen["other_home"] == "PermissionError"  # another uid's 0700 folder, and no capability to pass it
+    assert seen["kill_evaluator"] == "ProcessLookupError"
+
+
+@ROOT_ONLY
+def test_session_level_is_recorded_as_the_weakest():
+    """The last resort: its own session, still the evaluator's uid and PID namespace (what its level says)."""
+    seen = _probe(isolation.LEVEL_SESSION)
+    assert seen["info"]["level"] == isolation.LEVEL_SESSION
+    assert "not contained" in seen["info"]["note"]
+    assert seen["pid"] != 1 and seen["session"]
+    assert seen["cwd"] == seen["paths"]["workdir"]
 
 
 def _hostile_rows(results_path: Path) -> list[dict[str, str]]:

@@ -373,10 +373,11 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
     """Isolate this worker before the candidate is imported; the level in force and what it covers.
 
     `cfg`: workdir (the candidate's own directory), uid/gid (its worker slot's, used as root; None keeps uid 0
-    without capabilities), hide (paths to cover: the results file, the dataset). In the namespace levels this forks: the calling process stays
+    without capabilities), hide (paths to cover: the results file, the dataset), reveal (code folders behind
+    a closed folder, see `to_reveal`), level (start from this level instead of the detected one). In the namespace levels this forks: the calling process stays
     outside, mirrors the namespace's exit, and never returns.
     """
-    first = detect_level()
+    first = cfg.get("level") or detect_level()
     failures = []
     for level in LEVELS[LEVELS.index(first):]:
         try:
