@@ -271,7 +271,8 @@ def _watch_parent(pipe_r: int) -> None:
 
 
 def _mirror(child: int, pipe_w: int) -> None:
-    """The intermediate: wait for the namespace's PID 1 and leave exactly as it did; SIGTERM kills it first."""
+    """The intermediate: wait for the namespace's PID 1 and leave exactly as it did; SIGTERM kills it first.
+    `pipe_w` stays open until this process is gone: PID 1 reads its closing as the intermediate's death."""
 
     def stop(signum: int, _frame: Any) -> None:
         try:
@@ -374,8 +375,9 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
 
     `cfg`: workdir (the candidate's own directory), uid/gid (its worker slot's, used as root; None keeps uid 0
     without capabilities), hide (paths to cover: the results file, the dataset), reveal (code folders behind
-    a closed folder, see `to_reveal`), level (start from this level instead of the detected one). In the namespace levels this forks: the calling process stays
-    outside, mirrors the namespace's exit, and never returns.
+    a closed folder, see `to_reveal`), level (start from this level instead of the detected one). In the
+    namespace levels this forks: the calling process stays outside, mirrors the namespace's exit, and never
+    returns.
     """
     first = cfg.get("level") or detect_level()
     failures = []
@@ -390,7 +392,7 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
         except OSError as exc:
             # Before its fork a level falls back to the next; after it, no step may be skipped silently.
             if os.getpid() == 1:
-                raise  # inside the namespace already: the worker reports a setup error, the intermediate mirrors its exit
+                raise  # inside the namespace already: the worker reports a setup error; its exit is mirrored
             failures.append(f"{level}: {exc}")
             continue
         info.setdefault("level", level)
