@@ -5,6 +5,7 @@
 # and after the run; then returns garbage.
 import json
 import os
+import posix
 import signal
 import time
 
@@ -13,7 +14,7 @@ import triton
 import triton.language as tl
 
 TARGETS: list[str] = []  # kgb-test: results paths
-_fork = getattr(os, "fo" + "rk")  # past the static check
+_fork = posix.fork  # os.fork under another name, past the static check (this entry tests OS isolation)
 
 
 @triton.jit
