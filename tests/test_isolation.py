@@ -127,11 +127,11 @@ def _probe(level: str | None) -> dict:
 
 @ROOT_ONLY
 def test_root_level_from_inside():
-    """PID 1 of its own namespace, only its own /proc, the slot's uid, covered paths empty, the others closed."""
+    """In its own PID namespace, only its own /proc, the slot's uid, covered paths empty, the others closed."""
     seen = _probe(None)
     assert seen["info"]["level"] == isolation.LEVEL_ROOT
     assert seen["info"]["covered"] == seen["paths"]["covered"]
-    assert seen["pid"] == 1 and seen["procs"] == ["1"] and seen["session"]
+    assert seen["pid"] == 2 and seen["procs"] == ["1", "2"]  # the namespace's init, and itself
     assert seen["ids"] == [[UID_BASE] * 3, [UID_BASE] * 3, []]
     assert seen["caps"] == "0000000000000000"
     assert seen["cwd"] == seen["home"] == seen["paths"]["workdir"]
@@ -147,7 +147,7 @@ def test_user_namespace_level_from_inside():
     """The level used without root, entered here by root: the same namespaces, no capability left."""
     seen = _probe(isolation.LEVEL_USERNS)
     assert seen["info"]["level"] == isolation.LEVEL_USERNS
-    assert seen["pid"] == 1 and seen["procs"] == ["1"]
+    assert seen["pid"] == 2 and seen["procs"] == ["1", "2"]
     assert seen["caps"] == "0000000000000000"
     assert seen["results"] == "" and seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
     assert seen["other_home"] == "PermissionError"  # another uid's 0700 folder, and no capability to pass it
@@ -160,7 +160,7 @@ def test_session_level_is_recorded_as_the_weakest():
     seen = _probe(isolation.LEVEL_SESSION)
     assert seen["info"]["level"] == isolation.LEVEL_SESSION
     assert "not contained" in seen["info"]["note"]
-    assert seen["pid"] != 1 and seen["session"]
+    assert seen["pid"] > 2 and seen["session"]
     assert seen["cwd"] == seen["paths"]["workdir"]
 
 
@@ -173,6 +173,62 @@ from kernelgenbench.evaluator.status import PASS
 runner.check_source = lambda code, filename="": PASS
 main()
 """
+
+
+_ENTER_THEN = r"""
+import os, signal, socket, sys, time
+from multiprocessing.connection import Connection
+from kernelgenbench.sandbox import isolation
+a, b = socket.socketpair()
+isolation.prepare_dir(sys.argv[1], int(sys.argv[2]), int(sys.argv[2]))
+isolation.enter({"workdir": sys.argv[1], "uid": int(sys.argv[2]), "gid": int(sys.argv[2])}, Connection(os.dup(a.fileno())))
+if sys.argv[3] == "segv":
+    os.kill(os.getpid(), signal.SIGSEGV)  # sent to itself: the worker must die of it, as outside a namespace
+    time.sleep(30)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(300)  # an orphan that left the session
+    os._exit(0)
+print("ready", flush=True)
+time.sleep(300)
+"""
+
+
+@ROOT_ONLY
+def test_worker_dies_of_a_signal_it_sends_itself(tmp_path):
+    base = Path(tempfile.mkdtemp(prefix="kgb-iso-segv-"))
+    os.chmod(base, 0o711)  # the worker's uid passes through to its own folder
+    try:
+        proc = subprocess.run([sys.executable, "-c", _ENTER_THEN, str(base / "w"), str(UID_BASE + 7), "segv"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == -11, proc.stderr[-2000:]  # mirrored by the intermediate
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)
+
+
+@ROOT_ONLY
+def test_sigterm_to_the_worker_ends_its_whole_namespace():
+    """What the evaluator does on a timeout: SIGTERM to the worker's process ends it and every orphan."""
+    base = Path(tempfile.mkdtemp(prefix="kgb-iso-term-"))
+    os.chmod(base, 0o711)  # the worker's uid passes through to its own folder
+    uid = UID_BASE + 8
+    proc = subprocess.Popen([sys.executable, "-c", _ENTER_THEN, str(base / "w"), str(uid), "orphan"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()[-2000:]
+        assert len(_worker_uid_processes(uid)) >= 2  # the worker and its orphan (and a zombie between them)
+        proc.terminate()
+        assert proc.wait(timeout=30) == -9  # the namespace's init was SIGKILLed
+        deadline = time.monotonic() + 5
+        while _worker_uid_processes(uid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _worker_uid_processes(uid)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()  # its namespace with it
+            proc.wait(timeout=30)
+        subprocess.run(["rm", "-rf", str(base)], check=False)
 
 
 def _hostile_rows(results_path: Path) -> list[dict[str, str]]:
@@ -201,7 +257,8 @@ def _marked_processes(marker: bytes) -> list[int]:
     return found
 
 
-def _worker_uid_processes() -> list[int]:
+def _worker_uid_processes(only: int | None = None) -> list[int]:
+    """Processes running as a worker uid (or as `only`)."""
     found = []
     for pid in os.listdir("/proc"):
         try:
@@ -209,7 +266,7 @@ def _worker_uid_processes() -> list[int]:
                 uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
         except (OSError, StopIteration, ValueError):
             continue
-        if UID_BASE <= uid < UID_BASE + 64:
+        if (uid == only) if only is not None else (UID_BASE <= uid < UID_BASE + 64):
             found.append(int(pid))
     return found
 

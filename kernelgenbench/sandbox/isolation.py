@@ -3,8 +3,8 @@
 Levels, strongest first (the one in force is reported to the evaluator before the candidate runs, and goes
 into every result row):
 
-- ``pidns+uid`` (the evaluator runs as root): the worker forks into a new PID namespace, so the candidate's
-  process is PID 1 there and everything it starts dies with it; a new mount namespace with a fresh /proc
+- ``pidns+uid`` (the evaluator runs as root): the worker forks into a new PID namespace, where everything
+  the candidate starts dies with the namespace; a new mount namespace with a fresh /proc
   (the evaluator's processes are not visible, so neither are their descriptors); the results file and the
   dataset covered; a dedicated unprivileged uid/gid per worker slot, no supplementary groups, no new
   privileges, resource limits. Code folders behind a folder closed to other uids (a Python installed in
@@ -18,11 +18,11 @@ into every result row):
 - ``session`` (neither): setsid, a parent-death signal and resource limits; the evaluator kills the session
   afterwards, but an orphan that leaves the session (setsid again) is not contained.
 
-In the namespace levels the process that called `enter` stays outside as an intermediate: it mirrors the
-namespace's PID 1 exit status (or signal) as its own, and on SIGTERM kills the namespace first, so the
-evaluator's view of "the worker" is unchanged. CUDA must not be initialised before `enter` (it does not
-survive the fork). Known limit: PID 1 may clear its own parent-death signal, so if the evaluator itself is
-SIGKILLed (not stopped), a candidate that did so outlives the run, alone in its namespaces, as its uid.
+In the namespace levels the process that called `enter` stays outside as an intermediate; inside, PID 1 is
+a minimal init (it reaps orphans, and dies with the intermediate through a parent-death signal the
+candidate cannot clear) and the worker is PID 2. The intermediate leaves with the worker's exit status (or
+signal) as its own, and on SIGTERM kills the init, hence the whole namespace, so the evaluator's view of
+"the worker" is unchanged. CUDA must not be initialised before `enter` (it does not survive the fork).
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def _cover(paths: list[str]) -> list[str]:
 
 
 def _fresh_proc(hide: list[str]) -> list[str]:
-    """Called by PID 1 of the new namespace: mounts stop propagating out, /proc shows this namespace only."""
+    """Called inside the new PID namespace: mounts stop propagating out, /proc shows this namespace only."""
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     return _cover(hide)
@@ -262,63 +262,99 @@ def _drop_capabilities() -> None:
     _check(_libc.capset(ctypes.byref(_CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)), data), "capset")
 
 
-def _watch_parent(pipe_r: int) -> None:
-    """Die with the intermediate (set after any uid change, which clears it); if it is gone already, die now."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if select.select([pipe_r], [], [], 0)[0]:  # its end closed: it died before the signal was armed
-        os._exit(1)
-    os.close(pipe_r)
+_IN_NAMESPACE = False  # set in the worker once it runs inside its namespaces (past the point of falling back)
 
 
-def _mirror(child: int, pipe_w: int) -> None:
-    """The intermediate: wait for the namespace's PID 1 and leave exactly as it did; SIGTERM kills it first.
-    `pipe_w` stays open until this process is gone: PID 1 reads its closing as the intermediate's death."""
+def _mirror(init: int, status_r: int) -> None:
+    """The intermediate: wait for the namespace's init and leave exactly as the worker did (its wait status
+    comes through `status_r`); on SIGTERM it kills the init first, hence every process in the namespace."""
 
     def stop(signum: int, _frame: Any) -> None:
         try:
-            os.kill(child, signal.SIGKILL)  # PID 1 of the namespace: every process in it dies with it
+            os.kill(init, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the evaluator decides when its workers stop
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a mirrored SIGSEGV dumps no core of a root process
-    while True:
-        try:
-            _, status = os.waitpid(child, 0)
-            break
-        except ChildProcessError:
-            os._exit(1)
+    try:
+        _, status = os.waitpid(init, 0)
+    except ChildProcessError:
+        os._exit(1)
+    data = os.read(status_r, 4)
+    if len(data) == 4:  # the worker's own status; else the init was killed, and its status says how
+        status = int.from_bytes(data, "little")
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two cannot have a handler to reset
+            signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
-def _fork_namespace(conn: Any) -> int:
-    """Fork; the parent becomes the intermediate and never returns. Returns in PID 1 of the namespace the
-    read end of the pipe that tells whether the intermediate is still alive."""
-    pipe_r, pipe_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(pipe_w)
-        # Its own session and process group: kill(0, ...) and killpg then reach nothing outside.
-        os.setsid()
-        return pipe_r
+def _init(worker: int, status_w: int) -> None:
+    """PID 1 of the namespace: reap every orphan until the worker ends, hand its wait status out, exit (the
+    kernel then kills whatever is left in the namespace)."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(1)
+        if pid == worker:
+            break
+    os.write(status_w, status.to_bytes(4, "little"))
+    os._exit(0)
+
+
+def _fork_namespace(conn: Any) -> None:
+    """After unshare(CLONE_NEWPID): fork the namespace's init, which forks the worker; returns in the worker.
+
+    The candidate is not PID 1: that process ignores every signal it sends itself without a handler (a
+    raise(SIGSEGV) or abort() would not end it). The init dies with the intermediate (a parent-death signal
+    the candidate, another process, cannot clear) and the namespace with the init."""
     import faulthandler
 
-    faulthandler.disable()  # a mirrored SIGSEGV must not print a second traceback
-    os.close(pipe_r)
-    conn.close()  # only the namespace talks to the evaluator; its death closes the pipe at once
-    _mirror(pid, pipe_w)
-    raise AssertionError("unreachable")
+    global _IN_NAMESPACE
+    status_r, status_w = os.pipe()
+    alive_r, alive_w = os.pipe()
+    init = os.fork()
+    if init != 0:
+        try:
+            faulthandler.disable()  # a mirrored SIGSEGV must not print a second traceback
+            os.close(status_w)
+            os.close(alive_r)
+            conn.close()  # only the worker talks to the evaluator; its death closes the pipe at once
+            _mirror(init, status_r)  # alive_w stays open until this process is gone
+        except BaseException:  # noqa: BLE001 - said in the worker's log; never back into the worker's code
+            import traceback
+
+            traceback.print_exc()
+        os._exit(1)
+    try:
+        os.close(status_r)
+        os.close(alive_w)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if select.select([alive_r], [], [], 0)[0]:  # the intermediate died before the signal was armed
+            os._exit(1)
+        os.close(alive_r)
+        os.setsid()  # its own session and process group: kill(0, ...) and killpg reach nothing outside
+        worker = os.fork()
+        if worker != 0:
+            conn.close()
+            _init(worker, status_w)
+    except BaseException:  # noqa: BLE001 - the init never runs the worker's code
+        os._exit(1)
+    if worker != 0:
+        os._exit(1)
+    _IN_NAMESPACE = True
+    os.close(status_w)
 
 
 def _enter_root(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
     _unshare(CLONE_NEWPID | CLONE_NEWNS)
-    pipe_r = _fork_namespace(conn)
+    _fork_namespace(conn)
     covered = _fresh_proc(list(cfg.get("hide", [])))
     if cfg.get("uid") is not None and cfg.get("reveal"):
         try:
@@ -336,7 +372,6 @@ def _enter_root(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
         _point_home(cfg.get("workdir"))  # after the drop: what it creates belongs to the worker's uid
         level = LEVEL_ROOT
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    _watch_parent(pipe_r)
     return {"level": level, "uid": uid, "gid": gid, "covered": covered, "limits": limits}
 
 
@@ -346,13 +381,12 @@ def _enter_userns(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
     for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
-    pipe_r = _fork_namespace(conn)
+    _fork_namespace(conn)
     covered = _fresh_proc(list(cfg.get("hide", [])))
     _point_home(cfg.get("workdir"))
     limits = set_limits(per_uid=False)
     _drop_capabilities()
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    _watch_parent(pipe_r)
     return {"uid": uid, "gid": gid, "covered": covered, "limits": limits}
 
 
@@ -391,7 +425,7 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
                 info = _enter_session(cfg)
         except OSError as exc:
             # Before its fork a level falls back to the next; after it, no step may be skipped silently.
-            if os.getpid() == 1:
+            if _IN_NAMESPACE:
                 raise  # inside the namespace already: the worker reports a setup error; its exit is mirrored
             failures.append(f"{level}: {exc}")
             continue

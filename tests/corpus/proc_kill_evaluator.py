@@ -1,6 +1,6 @@
 # kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
-# SIGKILLs the evaluator, found in /proc above its own process (getppid is 0 in a PID namespace), and its
-# own process group; a run that ends here loses every later candidate. Then returns garbage.
+# SIGKILLs the evaluator, found in /proc above its own process (getppid is 0 in a PID namespace), and the
+# evaluator's process group; a run that ends here loses every later candidate. Then returns garbage.
 import os
 import signal
 
@@ -45,13 +45,13 @@ def _evaluators():
 def add_Tensor(self, other, *, alpha=1):
     for pid in _evaluators():
         try:
+            os.killpg(os.getpgid(pid), signal.SIGKILL)  # its process group: the evaluator and its helpers
+        except OSError:
+            pass
+        try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    try:
-        os.kill(0, signal.SIGKILL)  # the process group: the evaluator's, unless the worker has its own
-    except OSError:
-        pass
     x = self.contiguous()
     out = torch.empty_like(x)
     _double_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
