@@ -174,3 +174,83 @@ def test_one_run_judges_every_odd_return_at_once_and_the_honest_candidate_after_
     assert "IMPOSTOR TOUCHED" not in results["corpus:odd_object"]["log_excerpt"]
     assert "another type under that name" in results["corpus:odd_disguised_lazy_subclass"]["evidence"]
     assert "detach" in results["corpus:patched_tensor_method"]["evidence"]
+
+
+_HOST_OUTPUT = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add_kernel(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + alpha * tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def add_Tensor(self, other, *, alpha=1):
+    x, y = torch.broadcast_tensors(self, other)
+    x, y = x.contiguous(), y.contiguous()
+    out = torch.empty_like(x)
+    _add_kernel[(triton.cdiv(out.numel(), 1024),)](x, y, out, out.numel(), float(alpha), BLOCK=1024)
+    host = torch.empty(out.shape, dtype=out.dtype, device="cpu")
+    host.copy_(out)  # right values, on the host instead of the device
+    return host
+'''
+
+
+@pytest.mark.gpu
+def test_on_the_accelerator_an_output_on_the_host_or_meta_is_incorrect_device_and_the_run_goes_on(tmp_path):
+    by_name = {e.name: e for e in corpus()}
+    rows = [{"task_id": "aten/add.Tensor", "code": _HOST_OUTPUT, "candidate_id": "host_output"}]
+    rows += [{"task_id": by_name[n].task_id, "code": by_name[n].code, "candidate_id": n}
+             for n in ("odd_meta_tensor", "odd_disguised_lazy_subclass", "odd_wrapper_no_storage", "patched_tensor_method")]
+    rows += [r for r in example_rows() if r["candidate_id"] == "example:aten__add.Tensor"]
+    out = tmp_path / "results.jsonl"
+    proc = run_kgb("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(write_jsonl(tmp_path / "s.jsonl", rows)),
+                   "--timeout", "60", "--out", str(out), timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    status = {r["candidate_id"]: (r["status"], r["evidence"][:200]) for r in task_rows(out)}
+    assert {k: s for k, (s, _) in status.items()} == {
+        "host_output": "incorrect_device", "odd_meta_tensor": "incorrect_device",
+        "odd_disguised_lazy_subclass": "incorrect_type", "odd_wrapper_no_storage": "incorrect_type",
+        "patched_tensor_method": "tampering", "example:aten__add.Tensor": "passed"}, status
+    assert "on device cpu, expected cuda" in status["host_output"][1]
+
+
+def _packer():
+    from kernelgenbench.dataset.record import Task
+    from kernelgenbench.evaluator.transfer import Arena, pack
+
+    arena = Arena()
+    task = Task.from_dict(json.loads(next(line for line in EXAMPLE_TASKS.read_text().splitlines()
+                                          if '"aten/add.Tensor"' in line)))
+    args, ret = {"self": torch.ones(4), "other": torch.ones(4)}, (torch.arange(4.0),)
+
+    def pack_with(modes_before):
+        return worker._pack_result({"event": "result"}, ret, task, args, {}, "cpu",
+                                   lambda obj: json.dumps(pack(obj, arena)).encode(), None, None, modes_before)
+
+    return pack_with
+
+
+def test_a_mode_from_before_the_call_never_runs_while_packing_and_one_left_by_the_call_stops_it():
+    from torch.overrides import TorchFunctionMode
+
+    seen = []
+
+    class Spy(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    pack_with = _packer()
+    with Spy():
+        header, payload = pack_with((worker._FN_MODES(), worker._DISPATCH_MODES()))
+        assert not seen and json.loads(payload)["value"]["dict"][0][0] == "returns"
+        assert judge_packing(None, header) is None and header["packing"]["tensors"] >= 1
+        header, payload = pack_with((0, 0))  # as if the call had pushed it
+    assert payload == b"null" and header["leaves"] == []
+    assert judge_packing(None, header) == "after the call: a torch function mode was left active after the call"
+    assert not seen

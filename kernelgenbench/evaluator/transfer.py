@@ -23,10 +23,14 @@ import torch
 
 from kernelgenbench.evaluator.inputs import generator
 
+# Bound at import: in a worker that is before the candidate's import, so replacing torch.empty, torch.cat or
+# torch.randint later does not make the packer or the fingerprint run the candidate's code.
+_empty, _cat, _randint = torch.empty, torch.cat, torch.randint
+
 
 def storage_bytes(t: torch.Tensor) -> torch.Tensor:
     """A uint8 tensor over the whole storage under `t`, on its device (bytes around a view included)."""
-    return torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    return _empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
 
 
 def move(t: torch.Tensor, device: str | torch.device | None,
@@ -293,10 +297,10 @@ def _keyed_sum(t: torch.Tensor, key: int) -> int:
     for c, start in enumerate(range(0, raw.numel(), 8 * _CHUNK_WORDS)):
         part = raw[start:start + 8 * _CHUNK_WORDS]
         if part.numel() % 8:
-            part = torch.cat([part, part.new_zeros(8 - part.numel() % 8)])
+            part = _cat([part, part.new_zeros(8 - part.numel() % 8)])
         words = part.view(torch.int64)
         gen = generator((key * 1_000_003 + c) & 0x7FFFFFFFFFFFFFFF, t.device)
-        weights = torch.randint(-(1 << 62), 1 << 62, words.shape, generator=gen, dtype=torch.int64,
+        weights = _randint(-(1 << 62), 1 << 62, words.shape, generator=gen, dtype=torch.int64,
                                 device=gen.device).to(t.device) | 1
         # Integer products and sums wrap modulo 2**64 in any order, so both sides agree exactly.
         total = (total + int((words * weights).sum())) & 0xFFFFFFFFFFFFFFFF

@@ -32,6 +32,7 @@ TRACE_CHARS = 3000
 # returns can lie about its __class__, its type's name and every method; so what the worker uses to look
 # into outputs and pack them is bound here, from torch._C.TensorBase (an immutable C type) and builtins.
 import torch  # noqa: E402 - after the constant: the block below needs it at import time
+from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
 
 _type, _issubclass = type, issubclass
 _TENSOR, _TENSOR_BASE = torch.Tensor, torch._C.TensorBase
@@ -46,6 +47,7 @@ _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
 _LIST_ITER, _TUPLE_ITER = list.__iter__, tuple.__iter__
 _FN_MODES, _DISPATCH_MODES = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
+_NO_FN_MODES, _NO_DISPATCH_MODES = torch._C.DisableTorchFunction, _disable_current_modes
 # The Python classes in the MRO of tensors and storages: while their attributes are the ones seen here,
 # calling a method of a plain tensor runs torch's code (TensorBase and StorageBase cannot be changed).
 _CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torch.UntypedStorage,
@@ -452,13 +454,21 @@ def _pack_result(header: dict[str, Any], ret: Any, task: Any, args: dict[str, An
     here. Packing runs under a dispatch recorder: its "ops" are the packer's own unless the candidate hooked
     it. A result always carries a payload (b"null" when nothing could travel), so the evaluator never waits.
     """
-    from kernelgenbench.sandbox.dispatch import DispatchRecorder
-
     hooks = _hooks_left(modes_before)
     header["packing"] = {"hooks": hooks}
     if hooks:  # looking into the outputs would run the candidate's code: nothing is read or packed
         header["leaves"] = []
         return header, b"null"
+    # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
+    with _NO_FN_MODES(), _NO_DISPATCH_MODES():
+        return _read_and_pack(header, ret, task, args, storages, device, send, key, before)
+
+
+def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                   device: str, send: Callable[[Any], bytes], key: int | None,
+                   before: dict[str, str] | None) -> tuple[dict, bytes]:
+    from kernelgenbench.sandbox.dispatch import DispatchRecorder
+
     leaves = _flatten(ret) if ret is not None else []
     metas = [_leaf_meta(v, storages) for v in leaves]
     header["leaves"] = metas
