@@ -64,6 +64,10 @@ def test_worker_reads_outputs_without_running_their_code():
     assert [worker._portable(v, m, "cpu") for v, m in zip(leaves, metas, strict=True)][1:] == [None, None, "s", 3]
     assert worker._portable_arg([plain, disguised, _Liar()], "cpu")[1:] == [None, None]
     assert not _Liar.touched
+    loop: list = [plain]
+    loop.append(loop)  # a list that contains itself: bounded, not a RecursionError that kills the worker
+    assert len(worker._flatten(loop)) == worker.MAX_DEPTH + 1
+    assert worker._structure(loop).count("[") == worker.MAX_DEPTH
 
 
 @pytest.mark.parametrize(("value", "expect"), [

@@ -94,6 +94,8 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
     v = judge_evidence(task, header)
     if not v.passed:
         return v, stats
+    if header.get("unreadable"):
+        return Verdict(Status.INCORRECT_TYPE, f"the worker could not read what the call returned: {header['unreadable']}"), stats
     ref_leaves = flatten(ref_return, "return") if ref_return is not None else []
     metas = [m if isinstance(m, Mapping) else {} for m in (header.get("leaves") or [])]
     if ref_leaves:

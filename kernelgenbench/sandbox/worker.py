@@ -35,6 +35,7 @@ import torch  # noqa: E402 - after the constant: the block below needs it at imp
 from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
 
 _type, _issubclass = type, issubclass
+MAX_DEPTH, MAX_LEAVES = 32, 1 << 16  # bounds on reading a return value (a list may contain itself)
 _TENSOR, _TENSOR_BASE = torch.Tensor, torch._C.TensorBase
 _T_DEVICE = _TENSOR_BASE.__dict__["device"].__get__
 _T_LAYOUT = _TENSOR_BASE.__dict__["layout"].__get__
@@ -289,12 +290,19 @@ def _portable(value: Any, meta: dict[str, Any], device_type: str) -> Any:
     return value if value is None or _type(value) in (int, float, bool, complex, str) else None
 
 
-def _structure(value: Any) -> str:
-    """The nesting of a return value, '*' for a leaf: '[*,[*,*]]' (lists and tuples alike), read as `_flatten` reads it."""
+def _structure(value: Any, depth: int = 0) -> str:
+    """The nesting of a return value, '*' for a leaf: '[*,[*,*]]' (lists and tuples alike), read as `_flatten`
+    reads it; at most MAX_LEAVES items in all ('...' after them)."""
     cls = _type(value)
-    if _issubclass(cls, (list, tuple)):
-        return "[" + ",".join(_structure(v) for v in (_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value)) + "]"
-    return "*"
+    if not (_issubclass(cls, (list, tuple)) and depth < MAX_DEPTH):
+        return "*"
+    parts = []
+    for i, v in enumerate((_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value)):
+        if i >= MAX_LEAVES:
+            parts.append("...")
+            break
+        parts.append(_structure(v, depth + 1))
+    return "[" + ",".join(parts) + "]"
 
 
 def _has_tensor(value: Any) -> bool:
@@ -335,14 +343,17 @@ def _hooks_left(modes_before: tuple[int, int]) -> list[str]:
     return marks
 
 
-def _flatten(value: Any) -> list[Any]:
+def _flatten(value: Any, depth: int = 0) -> list[Any]:
     """Leaves of nested lists and tuples (namedtuples too), iterated by list's and tuple's own C iterators:
-    a container subclass's __iter__ or a lying __class__ never runs."""
+    a container subclass's __iter__ or a lying __class__ never runs. Past MAX_DEPTH levels (a list that
+    contains itself) the container is a leaf; past MAX_LEAVES leaves the rest is not collected."""
     cls = _type(value)
-    if _issubclass(cls, (list, tuple)):
+    if _issubclass(cls, (list, tuple)) and depth < MAX_DEPTH:
         out: list[Any] = []
         for v in (_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value):
-            out.extend(_flatten(v))
+            out.extend(_flatten(v, depth + 1))
+            if len(out) > MAX_LEAVES:
+                return out[:MAX_LEAVES + 1]
         return out
     return [value]
 
@@ -460,8 +471,13 @@ def _pack_result(header: dict[str, Any], ret: Any, task: Any, args: dict[str, An
         header["leaves"] = []
         return header, b"null"
     # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
-    with _NO_FN_MODES(), _NO_DISPATCH_MODES():
-        return _read_and_pack(header, ret, task, args, storages, device, send, key, before)
+    try:
+        with _NO_FN_MODES(), _NO_DISPATCH_MODES():
+            return _read_and_pack(header, ret, task, args, storages, device, send, key, before)
+    except Exception as exc:  # noqa: BLE001 - whatever was returned, the worker answers instead of dying
+        header["unreadable"] = f"{_type_name(_type(exc))}: {exc}"[:300]
+        header.pop("leaves", None)
+        return header, b"null"
 
 
 def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
