@@ -62,7 +62,7 @@ def _plain(where: str, ref: torch.Tensor, out: Any) -> Verdict:
     """`out` is a plain tensor of the reference's layout, with data (not on the meta device); the reference too."""
     if type(out) is not torch.Tensor:
         return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {type_label(type(out))}")
-    if type(ref) is not torch.Tensor or ref.layout != torch.strided or ref.is_nested or ref.is_meta:
+    if not isinstance(ref, torch.Tensor) or ref.layout != torch.strided or ref.is_nested or ref.is_meta:
         return Verdict(Status.REFERENCE_ERROR, f"{where}: the reference output is not a plain strided tensor with "
                        f"data ({ref.layout}, on {ref.device}): it cannot be compared")
     if out.layout != ref.layout or out.is_nested:
