@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -426,8 +427,12 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             _add_phase(phases, "transfer", seconds)
         # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
         with _phase(phases, "judge"):
-            verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
-                                    pristine=args, device=device, written=written)
+            try:
+                verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+                                        pristine=args, device=device, written=written)
+            except Exception:  # noqa: BLE001 - the evaluator's own failure is this candidate's result, not the run's end
+                verdict, s = Verdict(Status.EVALUATOR_ERROR, "the evaluator failed while judging this round "
+                                     f"(not a verdict on the candidate):\n{_trace_tail()}"), {}
         _add_phase(phases, "candidate", reply.header.get("elapsed_s"))
         _add_phase(phases, "compile", reply.header.get("compile_s"))
         for k, x in s.items():
@@ -523,10 +528,31 @@ def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[st
     return out.to_dict() if hasattr(out, "to_dict") else dict(out)
 
 
+def _trace_tail(chars: int = 3000) -> str:
+    """The traceback of the exception being handled, its last `chars` characters."""
+    return traceback.format_exc()[-chars:]
+
+
 def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateResult:
-    """All workloads of one candidate, in its own worker on the least busy device; rows written as known."""
-    with ctx.pool.checkout() as device:
-        return _evaluate_on(ctx, task, cand, device)
+    """All workloads of one candidate, in its own worker on the least busy device; rows written as known.
+
+    Never raises (but for interrupts): an exception of the evaluator's own while this candidate is judged
+    becomes its result, status evaluator_error with the traceback, and the run goes on with the next one.
+    """
+    t0 = time.perf_counter()
+    try:
+        with ctx.pool.checkout() as device:
+            return _evaluate_on(ctx, task, cand, device)
+    except Exception:  # noqa: BLE001 - one candidate must never stop the run
+        res = CandidateResult(task_id=task.id, candidate_id=cand.candidate_id, source=task.source,
+                              category=task.category, status=Status.EVALUATOR_ERROR,
+                              evidence="the evaluator failed on this candidate (not a verdict on the candidate):\n"
+                                       + _trace_tail(),
+                              model=cand.model, method=cand.method, tokens=cand.tokens, code_sha256=cand.code_sha256,
+                              elapsed_s=time.perf_counter() - t0,
+                              platform=ctx.platforms.get(ctx.pool.devices[0], {}))
+        ctx.writer.write(res.to_row())
+        return res
 
 
 def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> CandidateResult:

@@ -26,6 +26,34 @@ from typing import Any
 
 TRACE_CHARS = 3000
 
+# --- bound before any candidate code runs --------------------------------------------------------------
+# The worker is imported (forkserver preload, or the spawned child's unpickling of `main`) before the
+# candidate is. torch.Tensor is a Python class whose attributes a candidate can replace, and an object it
+# returns can lie about its __class__, its type's name and every method; so what the worker uses to look
+# into outputs and pack them is bound here, from torch._C.TensorBase (an immutable C type) and builtins.
+import torch  # noqa: E402 - after the constant: the block below needs it at import time
+from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
+
+_type, _issubclass = type, issubclass
+MAX_DEPTH, MAX_LEAVES = 32, 1 << 16  # bounds on reading a return value (a list may contain itself)
+_TENSOR, _TENSOR_BASE = torch.Tensor, torch._C.TensorBase
+_T_DEVICE = _TENSOR_BASE.__dict__["device"].__get__
+_T_LAYOUT = _TENSOR_BASE.__dict__["layout"].__get__
+_T_NESTED = _TENSOR_BASE.__dict__["is_nested"].__get__
+_T_STORAGE = _TENSOR_BASE.untyped_storage
+_T_NUMEL = _TENSOR_BASE.numel
+_S_DATA_PTR = torch._C.StorageBase.data_ptr
+_TYPE_MODULE = type.__dict__["__module__"].__get__
+_TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_LIST_ITER, _TUPLE_ITER = list.__iter__, tuple.__iter__
+_FN_MODES, _DISPATCH_MODES = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
+_NO_FN_MODES, _NO_DISPATCH_MODES = torch._C.DisableTorchFunction, _disable_current_modes
+# The Python classes in the MRO of tensors and storages: while their attributes are the ones seen here,
+# calling a method of a plain tensor runs torch's code (TensorBase and StorageBase cannot be changed).
+_CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torch.UntypedStorage,
+                                                             torch.storage._StorageBase))
+
 
 def _send(conn: Any, header: dict[str, Any], payload: bytes | None = None) -> None:
     conn.send_bytes(json.dumps(header, default=str).encode())
@@ -223,34 +251,109 @@ def _sync(device: str) -> None:
         getattr(torch, kind).synchronize()
 
 
-def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
-    import torch
+def _type_name(cls: type) -> str:
+    """'module.qualname' of a class, read through `type`'s own descriptors (a metaclass cannot intercept)."""
+    mod, qual = _TYPE_MODULE(cls), _TYPE_QUALNAME(cls)
+    name = f"{mod if _type(mod) is str else '?'}.{qual if _type(qual) is str else '?'}"
+    return name + (" (another type under that name)" if name == "torch.Tensor" and cls is not _TENSOR else "")
 
-    meta: dict[str, Any] = {"type": f"{type(value).__module__}.{type(value).__qualname__}"}
-    if isinstance(value, torch.Tensor):
-        meta["device"] = str(value.device)
-        meta["alias"] = storages.get(value.untyped_storage().data_ptr()) if value.numel() else None
+
+def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
+    """What the judge needs to know about one output leaf, read through accessors bound before the candidate
+    was imported: nothing of the object's own (methods, properties, __class__) runs. Only an object whose
+    type IS torch.Tensor is looked into; for any other the type is all that is reported."""
+    cls = _type(value)
+    meta: dict[str, Any] = {"type": _type_name(cls), "plain": cls is _TENSOR}
+    if cls is not _TENSOR:
+        meta["tensor_subclass"] = _issubclass(cls, _TENSOR_BASE)
+        return meta
+    meta["device"] = str(_T_DEVICE(value))
+    meta["layout"] = str(_T_LAYOUT(value))
+    meta["nested"] = bool(_T_NESTED(value))
+    try:
+        ptr = _S_DATA_PTR(_T_STORAGE(value))
+    except Exception:  # noqa: BLE001 - sparse, functional, lazy tensors: no storage the worker can read
+        meta["storage"] = False
+        return meta
+    meta["storage"] = True
+    meta["alias"] = storages.get(ptr) if _T_NUMEL(value) else None
     return meta
 
 
-def _portable(value: Any) -> Any:
-    """What may travel back for one output leaf: a tensor (sent as a plain one), a plain scalar, or None."""
-    import torch
+def _portable(value: Any, meta: dict[str, Any], device_type: str) -> Any:
+    """What may travel back for one output leaf: a plain strided tensor with data on the call's device type,
+    a plain scalar, or None (the judge reads why from the leaf's metadata)."""
+    if meta.get("plain"):
+        travels = (meta.get("storage") and meta.get("layout") == "torch.strided" and not meta.get("nested")
+                   and str(meta.get("device")).split(":")[0] == device_type)
+        return value if travels else None
+    return value if value is None or _type(value) in (int, float, bool, complex, str) else None
 
-    if isinstance(value, torch.Tensor) or value is None or type(value) in (int, float, bool, complex, str):
-        return value
-    return None
+
+def _structure(value: Any, depth: int = 0) -> str:
+    """The nesting of a return value, '*' for a leaf: '[*,[*,*]]' (lists and tuples alike), read as `_flatten`
+    reads it; at most MAX_LEAVES items in all ('...' after them)."""
+    cls = _type(value)
+    if not (_issubclass(cls, (list, tuple)) and depth < MAX_DEPTH):
+        return "*"
+    parts = []
+    for i, v in enumerate((_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value)):
+        if i >= MAX_LEAVES:
+            parts.append("...")
+            break
+        parts.append(_structure(v, depth + 1))
+    return "[" + ",".join(parts) + "]"
 
 
 def _has_tensor(value: Any) -> bool:
-    return hasattr(value, "untyped_storage") or (isinstance(value, list) and any(_has_tensor(v) for v in value))
+    return _type(value) is _TENSOR or (_type(value) is list and any(_has_tensor(v) for v in value))
 
 
-def _flatten(value: Any) -> list[Any]:
-    if isinstance(value, (list, tuple)):
+def _portable_arg(value: Any, device_type: str) -> Any:
+    """An argument as it may travel back: its plain tensors (in a list where it is one), anything else None.
+    The candidate may have put its own objects into a list argument: those never travel."""
+    if _type(value) is list:
+        return [_portable_arg(v, device_type) for v in value]
+    return _portable(value, _leaf_meta(value, {}), device_type) if _type(value) is _TENSOR else None
+
+
+def _fingerprint_or_reason(value: Any, key: int) -> str:
+    """The argument's fingerprint after the call; what the candidate left in it may not be readable."""
+    from kernelgenbench.evaluator.transfer import fingerprint
+
+    try:
+        return fingerprint(value, key)
+    except Exception as exc:  # noqa: BLE001 - a differing value: the argument travels back and is judged
+        return f"unreadable after the call: {_type_name(_type(exc))}"
+
+
+def _hooks_left(modes_before: tuple[int, int]) -> list[str]:
+    """What the candidate left that would run its code while the worker inspects and packs the outputs:
+    torch function or dispatch modes still active, attributes of the tensor and storage classes replaced."""
+    marks = []
+    if _FN_MODES() > modes_before[0]:
+        marks.append("a torch function mode was left active after the call")
+    if _DISPATCH_MODES() > modes_before[1]:
+        marks.append("a torch dispatch mode was left active after the call")
+    for cls, snap in _CLASS_DICTS:
+        now = _TYPE_DICT(cls)
+        changed = sorted(str(k) for k in set(now) | set(snap) if now.get(k, _MISSING) is not snap.get(k, _MISSING))
+        if changed:
+            marks.append(f"{_type_name(cls)} attribute(s) replaced or added: {', '.join(changed[:8])}")
+    return marks
+
+
+def _flatten(value: Any, depth: int = 0) -> list[Any]:
+    """Leaves of nested lists and tuples (namedtuples too), iterated by list's and tuple's own C iterators:
+    a container subclass's __iter__ or a lying __class__ never runs. Past MAX_DEPTH levels (a list that
+    contains itself) the container is a leaf; past MAX_LEAVES leaves the rest is not collected."""
+    cls = _type(value)
+    if _issubclass(cls, (list, tuple)) and depth < MAX_DEPTH:
         out: list[Any] = []
-        for v in value:
-            out.extend(_flatten(v))
+        for v in (_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value):
+            out.extend(_flatten(v, depth + 1))
+            if len(out) > MAX_LEAVES:
+                return out[:MAX_LEAVES + 1]
         return out
     return [value]
 
@@ -270,7 +373,7 @@ def _refill(old: Any, new: Any) -> Any:
 
     def walk(o: Any, n: Any) -> Any:
         if isinstance(n, torch.Tensor):
-            same = isinstance(o, torch.Tensor) and (o.dtype, o.device, o.shape, o.stride(), o.storage_offset(),
+            same = _type(o) is _TENSOR and (o.dtype, o.device, o.shape, o.stride(), o.storage_offset(),
                                                      o.untyped_storage().nbytes()) == (
                 n.dtype, n.device, n.shape, n.stride(), n.storage_offset(), n.untyped_storage().nbytes())
             if not same:
@@ -325,8 +428,9 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     storages: dict[int, str] = {}
     for name, v in args.items():
         for t in _flatten(v):
-            if hasattr(t, "untyped_storage") and t.numel():
-                storages.setdefault(t.untyped_storage().data_ptr(), name)
+            if _type(t) is _TENSOR and _T_NUMEL(t):
+                storages.setdefault(_S_DATA_PTR(_T_STORAGE(t)), name)
+    modes_before = (_FN_MODES(), _DISPATCH_MODES())
     pos, kw = split_call_args(task, args)
     rec = DispatchRecorder()
     counter = LaunchCounter(rec)
@@ -339,37 +443,73 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         return {"event": "error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
                 "message": str(exc)[:500], "traceback": _trace(exc),
                 "launches": dict(counter.launches), "ops": list(rec.ops)}, None
-    elapsed = time.perf_counter() - t0
-    leaves = _flatten(ret) if ret is not None else []
     header = {
         "event": "result",
-        "elapsed_s": elapsed,
+        "elapsed_s": time.perf_counter() - t0,
         "compile_s": counter.compile_s,
         "launches": dict(counter.launches),
         "ops": list(rec.ops),
         "views": sorted(rec.views),
         "ops_in_launch": sum(rec.in_launch.values()),
         "returns_none": ret is None,
-        "leaves": [_leaf_meta(v, storages) for v in leaves],
     }
-    t1 = time.perf_counter()
-    sent_args = {k: v if _has_tensor(v) else None for k, v in args.items()}
-    if key is not None and before is not None:
-        from kernelgenbench.evaluator.transfer import fingerprint
+    return _pack_result(header, ret, task, args, storages, device, send, key, before, modes_before)
 
+
+def _pack_result(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                 device: str, send: Callable[[Any], bytes], key: int | None, before: dict[str, str] | None,
+                 modes_before: tuple[int, int]) -> tuple[dict, bytes]:
+    """The outputs' metadata into `header` and the outputs and written arguments packed for the evaluator.
+
+    Only plain tensors with data on the call's device type travel; nothing of a candidate's own object runs
+    here. Packing runs under a dispatch recorder: its "ops" are the packer's own unless the candidate hooked
+    it. A result always carries a payload (b"null" when nothing could travel), so the evaluator never waits.
+    """
+    hooks = _hooks_left(modes_before)
+    header["packing"] = {"hooks": hooks}
+    if hooks:  # looking into the outputs would run the candidate's code: nothing is read or packed
+        header["leaves"] = []
+        return header, b"null"
+    # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
+    try:
+        with _NO_FN_MODES(), _NO_DISPATCH_MODES():
+            return _read_and_pack(header, ret, task, args, storages, device, send, key, before)
+    except Exception as exc:  # noqa: BLE001 - whatever was returned, the worker answers instead of dying
+        header["unreadable"] = f"{_type_name(_type(exc))}: {exc}"[:300]
+        header.pop("leaves", None)
+        return header, b"null"
+
+
+def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                   device: str, send: Callable[[Any], bytes], key: int | None,
+                   before: dict[str, str] | None) -> tuple[dict, bytes]:
+    from kernelgenbench.sandbox.dispatch import DispatchRecorder
+
+    leaves = _flatten(ret) if ret is not None else []
+    metas = [_leaf_meta(v, storages) for v in leaves]
+    header["leaves"] = metas
+    header["structure"] = _structure(ret) if ret is not None else ""
+    dev_type = str(torch.device(device).type)
+    t1 = time.perf_counter()
+    sent_args = {k: _portable_arg(v, dev_type) if _has_tensor(v) else None for k, v in args.items()}
+    if key is not None and before is not None:
         mutable = {p.name for p in task.mutable_params}
-        after = {k: fingerprint(v, key) for k, v in args.items() if k not in mutable}
+        after = {k: _fingerprint_or_reason(v, key) for k, v in args.items() if k not in mutable}
         header["inputs_after"] = after
         sent_args = {k: v for k, v in sent_args.items() if k in mutable or after.get(k) != before.get(k)}
     # One transfer for outputs and arguments: an output that aliases an argument still does on the other side.
-    payload = {"returns": [_portable(v) for v in leaves], "args": sent_args}
+    payload = {"returns": [_portable(v, m, dev_type) for v, m in zip(leaves, metas, strict=True)], "args": sent_args}
+    rec = DispatchRecorder()
     try:
-        sent = send(payload)
+        with rec:
+            sent = send(payload)
         header["send_s"] = time.perf_counter() - t1
-        return header, sent
-    except (TypeError, ValueError, RuntimeError) as exc:  # what the candidate returned cannot travel
-        header["transfer_error"] = f"{type(exc).__name__}: {exc}"[:300]
-        return header, None
+    except Exception as exc:  # noqa: BLE001 - the worker's own failure to pack: reported, never fatal
+        header["transfer_error"] = f"{_type_name(_type(exc))}: {exc}"[:300]
+        sent = b"null"
+    tensors = sum(_type(x) is _TENSOR for x in _flatten([payload["returns"], list(sent_args.values())]))
+    header["packing"].update(ops=dict(rec.ops), tensors=tensors)
+    return header, sent
 
 
 def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str) -> dict[str, Any]:
