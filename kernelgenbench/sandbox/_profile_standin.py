@@ -32,7 +32,8 @@ def profiled_call(rec: Any) -> Iterator[dict[str, Any]]:
         elif marks:
             marks.pop().__exit__(None, None, None)
 
-    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
+    config = torch._C._profiler._ExperimentalConfig(profile_all_threads=True, capture_overload_names=True)
+    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], experimental_config=config)
     rec.on_pause = on_pause
     prof.__enter__()
     try:
@@ -52,5 +53,6 @@ def _split(events: Any) -> dict[str, dict[str, int]]:
             continue
         t = e.time_range.start
         hit = any(th == e.thread and s <= t <= end for th, s, end in launches)
-        (inside if hit else outside)[e.name] += 1
+        overload = getattr(e, "overload_name", "")
+        (inside if hit else outside)[f"{e.name}.{overload}" if overload else e.name] += 1
     return {"cpu_ops": dict(outside), "cpu_ops_in_launch": dict(inside)}

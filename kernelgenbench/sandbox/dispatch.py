@@ -84,7 +84,7 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         acc = (acc + _hash((key, in_launch, name))) & _MASK
 
     rec = DispatchRecorder(note)
-    ops, in_launch = rec.ops, rec.in_launch
+    ops, in_launch, keys, cls = rec.ops, rec.in_launch, frozenset(rec.__dict__), DispatchRecorder
 
     def on_top() -> bool:
         n = _len()
@@ -92,7 +92,9 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
 
     def check(launches: int) -> list[str]:
         marks = []
-        if rec.__dict__.get("_note") is not note or rec.ops is not ops or rec.in_launch is not in_launch:
+        state = rec.__dict__
+        if (state.get("_note") is not note or state.get("ops") is not ops or state.get("in_launch") is not in_launch
+                or frozenset(state) != keys or type(rec) is not cls):  # an instance-level __torch_dispatch__ too
             marks.append("the dispatch recorder's state was replaced during the call")
         total = 0
         for where, counts in ((0, ops), (1, in_launch)):

@@ -86,6 +86,9 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "torch.utils._python_dispatch")
 
 
+_EVALUATOR_PREFIXES = ("kernelgenbench.evaluator.", "kernelgenbench.sandbox.")
+
+
 def _watched() -> dict[str, tuple[Any, str]]:
     """Functions the candidate must leave alone: comparison, timing, transfer, and the evaluator's own."""
     import importlib
@@ -181,6 +184,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     modules = sys.modules
     bound = tuple((name, mod) for name, mod in modules.items()
                   if name.startswith("kernelgenbench.") or name in _GUARDED_MODULES)
+    known = frozenset(modules)
     _getattr, _zip = getattr, zip
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
@@ -193,6 +197,9 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
             if any(a is not b for a, b in _zip(now, before)):
                 marks.append(f"{k} was replaced")
         marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
+        # The evaluator's judging code never runs here: a candidate importing it means to patch it.
+        marks += [f"the candidate imported the evaluator's module {name}" for name in tuple(modules)
+                  if name.startswith(_EVALUATOR_PREFIXES) and name not in known]
         return marks
 
     del snapshot
