@@ -94,7 +94,7 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         marks = []
         state = rec.__dict__
         if (state.get("_note") is not note or state.get("ops") is not ops or state.get("in_launch") is not in_launch
-                or frozenset(state) != keys or type(rec) is not cls):  # an instance-level __torch_dispatch__ too
+                or frozenset(state) != keys or type(rec) is not cls):
             marks.append("the dispatch recorder's state was replaced during the call")
         total = 0
         for where, counts in ((0, ops), (1, in_launch)):
