@@ -175,3 +175,54 @@ def test_inside_a_launch_only_the_interpreters_argument_copies_are_excused():
     extra = compute_ops({**interp, "aten::copy_": 12}, category="copy", in_launch=True)
     assert len(extra) == 1 and "12 copy_" in extra[0]
     assert compute_ops({**interp, "aten::clone": 1}, category="copy", in_launch=True) == ["aten::clone"]
+
+
+def test_profiler_overload_names_of_composites_count_through_their_parts_too():
+    from kernelgenbench.evaluator.dispatch_guard import OpClass, classify_recorded
+
+    assert classify_recorded("aten::flatten.using_ints") is OpClass.DECOMPOSED
+    assert classify_recorded("aten::is_nonzero") is OpClass.DECOMPOSED  # its _local_scalar_dense is recorded
+    assert classify_recorded("aten::add.Tensor") is OpClass.COMPUTE  # a kernel of its own
+    assert classify_recorded("aten::empty_like.kgb_evil") is OpClass.COMPUTE
+
+
+def test_honest_bookkeeping_recorded_by_both_recorders_is_not_compute():
+    """The prologue real kernels write around their launches, seen by the dispatch mode and the profiler."""
+    from collections import Counter
+
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    x, y = torch.randn(4, 8), torch.randn(8, dtype=torch.float16)
+    rec, check, _ = sealed_recorder()
+    config = torch._C._profiler._ExperimentalConfig(profile_all_threads=True, capture_overload_names=True)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], experimental_config=config) as p, rec:
+        torch.tensor([1, 2, 3])
+        x.new_tensor([2.0])
+        y.to(torch.float32)
+        x.t().contiguous()
+        x.reshape(-1)
+        x.flatten()
+        torch.broadcast_tensors(x, y)
+        x.expand(2, 4, 8)
+        x[1:3]
+        x.select(0, 1)
+        torch.empty_like(x)
+        torch.zeros(3, dtype=torch.int32)
+        torch.full((2,), 7.0)
+        torch.result_type(x, 2.0)
+        torch.promote_types(x.dtype, y.dtype)
+        bool(torch.ones(1))
+        torch.empty(1).fill_(1.5).item()
+        x.unbind(0)
+        x.chunk(2)
+        x.movedim(0, 1)
+        torch.empty_strided((2, 2), (1, 2))
+        x.view(torch.int32)
+        torch.atleast_2d(x)
+    assert check(0) == []
+    assert compute_ops(rec.ops, category="elementwise") == []
+    cpu_ops = Counter(f"{e.name}.{e.overload_name}" if e.overload_name else e.name for e in p.events()
+                      if e.name.startswith("aten::"))
+    assert len(cpu_ops) > 20
+    assert compute_ops(cpu_ops, category="elementwise", profiler=True) == []
+    assert compute_ops(cpu_ops, category="copy", profiler=True)  # the copies are the work of a copy task

@@ -125,32 +125,39 @@ def classify_overload(name: str) -> OpClass:
     return _by_policy(base, op) or _by_schema(op)
 
 
-def _composite_only(packet: Any) -> bool:
-    """Every overload the dispatcher knows is a CompositeImplicitAutograd kernel (TorchScript-only ones never run)."""
+# Kernels that would do the work under a composite's own name (the profiler would then record no parts).
+_OWN_KERNELS = ("CPU", "CUDA", "XPU", "HIP", "MPS", "PrivateUse1", "CompositeExplicitAutograd",
+                "CompositeExplicitAutogradNonFunctional")
+
+
+def _composite(op: Any) -> bool | None:
+    """Whether the overload runs only as a CompositeImplicitAutograd decomposition (None: not in the dispatcher,
+    a TorchScript builtin that never runs there)."""
     import torch
 
-    composite = []
-    for o in packet.overloads():
-        try:
-            composite.append(torch._C._dispatch_has_kernel_for_dispatch_key(getattr(packet, o).name(),
-                                                                            "CompositeImplicitAutograd"))
-        except RuntimeError:  # not registered with the dispatcher (a TorchScript builtin)
-            continue
-    return bool(composite) and all(composite)
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    try:
+        return has(op.name(), "CompositeImplicitAutograd") and not any(has(op.name(), k) for k in _OWN_KERNELS)
+    except RuntimeError:
+        return None
 
 
 @functools.cache
 def classify_recorded(name: str) -> OpClass:
-    """Class of an op as the profiler names it: an overload packet ('aten::add'), or an overload if named."""
+    """Class of an op as the profiler names it: an overload packet ('aten::add'), or an overload if named.
+    Composites are DECOMPOSED: the profiler records the ops they run as well, and those are judged."""
     packet = _packet(name)
     if packet is None:
         return OpClass.COMPUTE
-    rest = name.partition("::")[2]
-    if "." in rest:
-        return classify_overload(name)
-    if _composite_only(packet):
+    base, _, overload = name.partition("::")[2].partition(".")
+    overloads = [overload] if overload else packet.overloads()
+    ops = [getattr(packet, o, None) for o in overloads]
+    if None in ops:  # an overload torch does not define: registered by the candidate
+        return OpClass.COMPUTE
+    composite = [c for c in map(_composite, ops) if c is not None]
+    if composite and all(composite):
         return OpClass.DECOMPOSED
-    classes = {classify_overload(f"aten::{rest}.{o}") for o in packet.overloads()}
+    classes = {classify_overload(f"aten::{base}.{o}") for o in overloads}
     return min(classes, key=_RANK.index) if classes else OpClass.COMPUTE
 
 
