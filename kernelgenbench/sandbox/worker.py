@@ -87,6 +87,9 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
 
 
 _EVALUATOR_PREFIXES = ("kernelgenbench.evaluator.", "kernelgenbench.sandbox.")
+# Modules the worker's own helpers still import by name (`import torch` inside a function).
+_CORE_MODULES = ("torch", "triton", "json", "time", "threading", "multiprocessing.connection", "triton.runtime.jit",
+                 "triton.runtime.interpreter", "torch.profiler")
 
 
 def _watched() -> dict[str, tuple[Any, str]]:
@@ -183,7 +186,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     items = tuple((k, owner, n, isinstance(owner, type)) for k, (owner, n) in watched.items())
     modules = sys.modules
     bound = tuple((name, mod) for name, mod in modules.items()
-                  if name.startswith("kernelgenbench.") or name in _GUARDED_MODULES)
+                  if name.startswith("kernelgenbench.") or name in _GUARDED_MODULES or name in _CORE_MODULES)
     known = frozenset(modules)
     _getattr, _zip = getattr, zip
 
@@ -417,7 +420,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     profile: dict[str, Any] = {}
     t0 = b.perf_counter()
     try:
-        with counter.active(), rec, b.profiled_call(rec) as profile:  # stand-in: see sandbox/_profile_standin.py
+        with counter.active(), b.profiled_call(rec) as profile, rec:  # stand-in: see sandbox/_profile_standin.py
             try:
                 ret = fn(*pos, **kw)
             finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=inside a Triton launch
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=inside
 # Under the interpreter a kernel body is Python: it calls a plain function that adds in torch.
 import torch
 import triton
