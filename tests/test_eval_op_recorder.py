@@ -12,6 +12,7 @@ import sys
 import textwrap
 import types
 
+import pytest
 import torch
 from torch.utils import _python_dispatch as pd
 
@@ -204,3 +205,52 @@ def test_a_class_swap_of_the_recorder_is_marked():
         x + 1
 
     assert any("state was replaced" in m for m in _under(swap_class)[1])
+
+
+_GPU_RUN = textwrap.dedent("""
+    import _thread, json
+    import torch, triton, triton.language as tl
+    from kernelgenbench.sandbox._profile_standin import profiled_call
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+    from kernelgenbench.sandbox.launches import LaunchCounter
+
+    @triton.jit
+    def k(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+    x = torch.randn(1 << 16, device="cuda"); y = torch.randn_like(x)
+    k[(64,)](x, y, torch.empty_like(x), x.numel(), BLOCK=1024)  # compiled before the profiled call
+    out = {}
+    for name, sneaky in (("honest", False), ("raw_thread", True)):
+        rec, check, on_top = sealed_recorder()
+        counter = LaunchCounter(rec)
+        with counter.active(), profiled_call(rec) as profile, rec:
+            z = torch.empty_like(x)
+            k[(64,)](x, y, z, x.numel(), BLOCK=1024)
+            if sneaky:
+                lock = _thread.allocate_lock(); lock.acquire()
+                _thread.start_new_thread(lambda: (torch.mul(x, y), lock.release()), ())
+                lock.acquire()
+            marks = check(counter.total) + ([] if on_top() else ["off"])
+        torch.cuda.synchronize()
+        out[name] = {"ops": rec.ops, "in_launch": rec.in_launch, "profile": profile, "marks": marks}
+    print(json.dumps(out))
+""")
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_compiled_launches_dispatch_nothing_and_a_raw_thread_is_seen():
+    proc = subprocess.run([sys.executable, "-c", _GPU_RUN], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TRITON_INTERPRET": "0"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    honest, sneaky = got["honest"], got["raw_thread"]
+    assert honest["marks"] == [] and honest["in_launch"] == {} and honest["profile"]["cpu_ops_in_launch"] == {}
+    report = {"event": "result", "launches": {"k": 1}, "ops": honest["ops"], "ops_in_launch": honest["in_launch"],
+              "profile": honest["profile"]}
+    assert judge_report(REGISTRY, _task(), report).passed
+    report = {**report, "ops": sneaky["ops"], "ops_in_launch": sneaky["in_launch"], "profile": sneaky["profile"]}
+    verdict = judge_report(REGISTRY, _task(), report)
+    assert verdict.status is Status.TORCH_FALLBACK and "aten::mul" in verdict.evidence

@@ -32,8 +32,7 @@ def profiled_call(rec: Any) -> Iterator[dict[str, Any]]:
         elif marks:
             marks.pop().__exit__(None, None, None)
 
-    config = torch._C._profiler._ExperimentalConfig(profile_all_threads=True, capture_overload_names=True)
-    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], experimental_config=config)
+    prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], experimental_config=_config())
     rec.on_pause = on_pause
     prof.__enter__()
     try:
@@ -42,6 +41,17 @@ def profiled_call(rec: Any) -> Iterator[dict[str, Any]]:
         prof.__exit__(None, None, None)
         rec.on_pause = None
         report.update(_split(prof.events()), available=True)
+
+
+def _config() -> Any:
+    """All threads, with overload names, where this torch knows those options (older ones: the calling thread)."""
+    make = torch._C._profiler._ExperimentalConfig
+    for kwargs in ({"profile_all_threads": True, "capture_overload_names": True}, {"profile_all_threads": True}, {}):
+        try:
+            return make(**kwargs)
+        except TypeError:
+            continue
+    return None
 
 
 def _split(events: Any) -> dict[str, dict[str, int]]:
