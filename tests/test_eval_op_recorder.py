@@ -178,6 +178,11 @@ def test_bound_guards_do_not_follow_a_replaced_module():
     from kernelgenbench.sandbox import worker
 
     b = worker._bind({})
+    assert b.tampered() == []
+    bound = b.fingerprint
+    object.__setattr__(b, "fingerprint", lambda value, key: "same")  # rebinding needs memory access; marked
+    assert b.tampered() == ["worker bound fingerprint was replaced"]
+    object.__setattr__(b, "fingerprint", bound)
     real = sys.modules["kernelgenbench.evaluator.transfer"]
     try:
         fake = types.ModuleType("kernelgenbench.evaluator.transfer")

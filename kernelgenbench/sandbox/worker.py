@@ -22,7 +22,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 TRACE_CHARS = 3000
@@ -382,9 +382,16 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.sandbox.dispatch import sealed_recorder
     from kernelgenbench.sandbox.launches import LaunchCounter
 
-    return _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
-                  storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _guard(watched),
-                  profiled_call)
+    b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
+               storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, profiled_call)
+    # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
+    watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
+    object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
+    return b
+
+
+def _no_marks(skip: tuple[str, ...] = ()) -> list[str]:
+    return []
 
 
 # Replaced by the launch counter for the duration of every call: not tampering while it is active.
@@ -556,6 +563,8 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
             if before is not None:
                 header["inputs_before"] = before
             marks = pre + header.get("tampering", []) + tampered() + activity.evidence()
+            if b.tampered is not tampered:
+                marks.append("the worker's bound tamper check was replaced")
             header["tampering"] = list(dict.fromkeys(marks))  # the same mark seen before and after counts once
             keep[:] = [args]
             send_msg(conn, header, payload)
