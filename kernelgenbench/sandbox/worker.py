@@ -86,7 +86,9 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "torch.utils._python_dispatch")
 
 
-_EVALUATOR_PREFIXES = ("kernelgenbench.evaluator.", "kernelgenbench.sandbox.")
+# The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
+# module of it that appears later was imported by the candidate. (Sandbox modules may still load lazily.)
+_EVALUATOR_PREFIXES = ("kernelgenbench.evaluator.",)
 # Modules the worker's own helpers still import by name (`import torch` inside a function).
 _CORE_MODULES = ("torch", "triton", "json", "time", "threading", "multiprocessing.connection", "triton.runtime.jit",
                  "triton.runtime.interpreter", "torch.profiler")
