@@ -177,7 +177,8 @@ def _snapshot(watched: dict[str, tuple[Any, str]]) -> dict[str, Any]:
 
 def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     """The tampering check, bound now: the snapshot and the module objects live in its closure (the candidate
-    cannot refresh them by name), and it calls nothing it looks up by name later.
+    cannot refresh them by name), and it calls nothing of the evaluator's that it looks up by name later (the
+    builtins it relies on are watched).
 
     What remains: code that walks memory (gc, frames, closure cells) can reach and rewrite the closure, and a
     replacement that restores itself before this runs is not seen; the evaluator-side checks (the profiler's
@@ -190,7 +191,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     bound = tuple((name, mod) for name, mod in modules.items()
                   if name.startswith("kernelgenbench.") or name in _GUARDED_MODULES or name in _CORE_MODULES)
     known = frozenset(modules)
-    _getattr, _zip = getattr, zip
+    _getattr, _zip, _any = getattr, zip, any
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
         """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
@@ -199,7 +200,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
             if k in skip:
                 continue
             now = state(owner.__dict__.get(n, _MISSING) if is_cls else _getattr(owner, n, _MISSING))
-            if any(a is not b for a, b in _zip(now, before)):
+            if _any(a is not b for a, b in _zip(now, before)):
                 marks.append(f"{k} was replaced")
         marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
         # The evaluator's judging code never runs here: a candidate importing it means to patch it.
@@ -518,13 +519,13 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
         send_msg(conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                     "message": str(exc)[:500], "traceback": _trace(exc)})
+                        "message": str(exc)[:500], "traceback": _trace(exc)})
         return
     activity.armed = False
     fn = getattr(module, setup["entry_point"], None)
     tamper = tampered() + activity.evidence()
     send_msg(conn, {"event": "ready", "import_s": b.perf_counter() - t0, "memory_cap": cap,
-                 "entry_point_found": callable(fn), "tampering": tamper})
+                    "entry_point_found": callable(fn), "tampering": tamper})
     if not callable(fn) or tamper:
         return
     keep: list[Any] = []  # the previous round's buffers stay alive: fresh addresses unless a round reuses them
@@ -577,7 +578,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
                 send_msg(conn, {"event": "timing", "timing": result, "tampering": list(dict.fromkeys(pre + tampered()))})
             except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
                 send_msg(conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
-                             "traceback": _trace(exc)})
+                                "traceback": _trace(exc)})
         log.flush()
 
 
