@@ -115,8 +115,8 @@ def test_every_derived_allowance_follows_the_schema():
             assert cls is OpClass.COMPUTE, name
         if writes and "inplace_view" not in tags and cls is not OpClass.COMPUTE:
             # an in-place write allowed only by the YAML's fill/copy policy
-            assert cls in (OpClass.ALLOCATION, OpClass.COPY), name
-    for packet in policy().reads_data | policy().allocation | policy().copy | policy().aliases:
+            assert cls in (OpClass.ALLOCATION, OpClass.FILL, OpClass.COPY), name
+    for packet in policy().reads_data | policy().allocation | policy().fills | policy().copy | policy().aliases:
         assert hasattr(torch.ops.aten, packet), packet  # the policy names only ops this torch has
     assert seen[OpClass.METADATA] >= 40 and seen[OpClass.VIEW] >= 100 and seen[OpClass.COMPUTE] >= 1500
 
@@ -226,3 +226,13 @@ def test_honest_bookkeeping_recorded_by_both_recorders_is_not_compute():
     assert len(cpu_ops) > 20
     assert compute_ops(cpu_ops, category="elementwise", profiler=True) == []
     assert compute_ops(cpu_ops, category="copy", profiler=True)  # the copies are the work of a copy task
+
+
+def test_fills_are_the_work_of_creation_tasks():
+    rec = DispatchRecorder()
+    with rec:
+        torch.full((3,), 2.0)
+        torch.empty(3).fill_(1.0)
+        torch.empty(4)
+    assert compute_ops(rec.ops, category="elementwise") == []
+    assert compute_ops(rec.ops, category="creation") == ["aten::full", "aten::fill_.Scalar"]

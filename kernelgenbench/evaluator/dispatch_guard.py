@@ -3,8 +3,8 @@
 What computes nothing is derived from torch's own op registry, by overload (`OpOverload` schema and tags):
 views (`is_view`, tag `inplace_view`), metadata (returns no tensor, writes nothing, reads no tensor data:
 no tag `data_dependent_output` or `pointwise`), copies (tag `view_copy`). Only policy the registry cannot
-state lives in kernelgenbench/data/eval_dispatch_allowlist.yaml: fresh memory and fills, copies, how many
-scalars may be read to the host. Names match with their namespace: only `aten::` ops can be allowed, and
+state lives in kernelgenbench/data/eval_dispatch_allowlist.yaml: fresh memory, fills, copies (and the task
+categories whose work they are), how many scalars may be read to the host. Names match with their namespace: only `aten::` ops can be allowed, and
 only overloads the evaluator's own torch knows (a candidate can register new ones in its process).
 
 Two spellings reach here: the dispatch recorder's overload names ('aten::add.Tensor'; 'aten::sum' is the
@@ -31,6 +31,7 @@ class OpClass(enum.Enum):
     VIEW = "view"
     METADATA = "metadata"
     ALLOCATION = "allocation"
+    FILL = "fill"
     COPY = "copy"
     SCALAR_READ = "scalar_read"
     DECOMPOSED = "decomposed"  # a composite op as the profiler names it: its parts are recorded too
@@ -38,7 +39,7 @@ class OpClass(enum.Enum):
 
 
 # Worst first: a packet is as bad as its worst overload.
-_RANK = [OpClass.COMPUTE, OpClass.SCALAR_READ, OpClass.COPY, OpClass.ALLOCATION, OpClass.METADATA, OpClass.VIEW,
+_RANK = [OpClass.COMPUTE, OpClass.SCALAR_READ, OpClass.COPY, OpClass.FILL, OpClass.ALLOCATION, OpClass.METADATA, OpClass.VIEW,
          OpClass.DECOMPOSED]
 
 
@@ -47,11 +48,13 @@ class Policy:
     """The part of the allowlist that torch's registry cannot derive (aten overload packet names)."""
 
     allocation: frozenset[str]
+    fills: frozenset[str]
     copy: frozenset[str]
     aliases: frozenset[str]
     scalar_reads: frozenset[str]
     scalar_reads_max: int
     copy_categories: frozenset[str]
+    fill_categories: frozenset[str]
     reads_data: frozenset[str]  # look like metadata in the registry, but their kernels read tensor data
 
 
@@ -60,9 +63,9 @@ def policy() -> Policy:
     """The policy from kernelgenbench/data/eval_dispatch_allowlist.yaml."""
     data = yaml.safe_load((resources.files("kernelgenbench.data") / "eval_dispatch_allowlist.yaml").read_text())
     reads = data["scalar_reads"]
-    return Policy(frozenset(data["allocation"]), frozenset(data["copy"]), frozenset(data["aliases"]),
-                  frozenset(reads["ops"]), int(reads["max_per_call"]), frozenset(data["copy_categories"]),
-                  frozenset(data["reads_data"]))
+    return Policy(frozenset(data["allocation"]), frozenset(data["fills"]), frozenset(data["copy"]),
+                  frozenset(data["aliases"]), frozenset(reads["ops"]), int(reads["max_per_call"]),
+                  frozenset(data["copy_categories"]), frozenset(data["fill_categories"]), frozenset(data["reads_data"]))
 
 
 def _is_tensor_type(t: Any) -> bool:
@@ -94,7 +97,8 @@ def _by_policy(packet: str, op: Any) -> OpClass | None:
     p = policy()
     if packet in p.reads_data:
         return OpClass.COMPUTE
-    for names, cls in ((p.allocation, OpClass.ALLOCATION), (p.copy, OpClass.COPY), (p.aliases, OpClass.VIEW),
+    for names, cls in ((p.allocation, OpClass.ALLOCATION), (p.fills, OpClass.FILL), (p.copy, OpClass.COPY),
+                       (p.aliases, OpClass.VIEW),
                        (p.scalar_reads, OpClass.SCALAR_READ)):
         if packet in names:
             # an alias op's out= overload writes its data into `out`: a copy
@@ -181,12 +185,13 @@ def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profil
     p = policy()
     counts = _counts(ops)
     classify = classify_recorded if profiler else classify_overload
-    copy_task = category in p.copy_categories
+    copy_task, fill_task = category in p.copy_categories, category in p.fill_categories
     out, reads = [], 0
     for name, n in counts.items():
         cls = classify(name)
         # Inside a launch only the interpreter's copy_ is excused for a copy task (bounded below).
-        if cls is OpClass.COMPUTE or (cls is OpClass.COPY and copy_task and not (in_launch and _base(name) == "copy_")):
+        if (cls is OpClass.COMPUTE or (cls is OpClass.FILL and fill_task)
+                or (cls is OpClass.COPY and copy_task and not (in_launch and _base(name) == "copy_"))):
             out.append(name)
         elif cls is OpClass.SCALAR_READ:
             reads += n
