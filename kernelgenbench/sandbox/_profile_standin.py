@@ -10,13 +10,14 @@ absent; delete this file and that branch then.
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import torch
 
-LAUNCH = "kgb::triton_launch"
+LAUNCH = "kgb::triton_launch"  # + a secret per call: a range the candidate opens itself is no launch
 
 
 @contextlib.contextmanager
@@ -24,10 +25,11 @@ def profiled_call(rec: Any) -> Iterator[dict[str, Any]]:
     """Profile the block; the report dict is filled when the block exits."""
     report: dict[str, Any] = {"available": False, "reason": "", "cpu_ops": {}, "cpu_ops_in_launch": {}}
     marks: list[Any] = []
+    name = f"{LAUNCH}::{secrets.token_hex(8)}"
 
     def on_pause(start: bool) -> None:  # _RecordFunctionFast dispatches no op the recorder would see
         if start:
-            marks.append(torch._C._profiler._RecordFunctionFast(LAUNCH))
+            marks.append(torch._C._profiler._RecordFunctionFast(name))
             marks[-1].__enter__()
         elif marks:
             marks.pop().__exit__(None, None, None)
@@ -40,7 +42,7 @@ def profiled_call(rec: Any) -> Iterator[dict[str, Any]]:
     finally:
         prof.__exit__(None, None, None)
         rec.on_pause = None
-        report.update(_split(prof.events()), available=True)
+        report.update(_split(prof.events(), name), available=True)
 
 
 def _config() -> Any:
@@ -54,8 +56,8 @@ def _config() -> Any:
     return None
 
 
-def _split(events: Any) -> dict[str, dict[str, int]]:
-    launches = [(e.thread, e.time_range.start, e.time_range.end) for e in events if e.name == LAUNCH]
+def _split(events: Any, launch: str) -> dict[str, dict[str, int]]:
+    launches = [(e.thread, e.time_range.start, e.time_range.end) for e in events if e.name == launch]
     outside: Counter[str] = Counter()
     inside: Counter[str] = Counter()
     for e in events:
