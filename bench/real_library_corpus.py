@@ -208,24 +208,40 @@ def same_named_dropins(tasks: Iterable[Task], module: Any) -> dict[str, Callable
         fn = getattr(module, t.name, None)
         if t.source != "vllm" or not callable(fn):
             continue
-        sig = inspect.signature(fn)
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):  # a builtin or an object without a signature: not a drop-in
+            continue
         plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
         if plain and len(sig.parameters) == len(t.params):
             out[t.name] = fn
     return out
 
 
-def importable_path(fn: Callable[..., Any]) -> tuple[str, str] | None:
-    """(module, qualname) that imports back to `fn` itself, or None (a lambda, a partial, a local)."""
+def importable_path(fn: Callable[..., Any], packages: Iterable[str] = ()) -> tuple[str, str] | None:
+    """(module, qualname) that imports back to `fn` itself, else a package in `packages` that exports it
+    under its name (a backend module loaded under another name), else None (a lambda, a partial, a local)."""
     import importlib
 
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
-    if not module or not qualname or "<" in qualname:
-        return None
-    obj: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    return (module, qualname) if obj is fn else None
+    candidates = [(module, qualname)] + [(p, getattr(fn, "__name__", None)) for p in packages]
+    for mod, name in candidates:
+        if not mod or not name or "<" in name:
+            continue
+        try:
+            obj: Any = importlib.import_module(mod)
+        except ImportError:
+            continue
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        if obj is fn:
+            return mod, name
+    return None
+
+
+def source_package(source: str) -> str:
+    """The top-level package of a library source ('flaggems' -> 'flag_gems')."""
+    return {"flaggems": "flag_gems", "liger": "liger_kernel"}[source]
 
 
 def _dist_version(dist: str) -> str:
@@ -236,7 +252,7 @@ def _dist_version(dist: str) -> str:
 
 def wrap_table(task: Task, fn: Callable[..., Any], *, source: str, method: str, what: str) -> dict[str, Any]:
     """A candidate row calling a library table's function, or a row without code saying why not."""
-    path = importable_path(fn)
+    path = importable_path(fn, packages=(source_package(source),))
     if path is None:
         return {"task_id": task.id, "library": source, "method": method,
                 "skipped": f"{what}: {fn!r} does not import back by module and name"}
@@ -272,7 +288,7 @@ def adapter_candidates(tasks: Mapping[str, Task], source: str, version: str,
     rows = []
     for a in ADAPTERS:
         if a.source == source and a.task_id in tasks and a.task_id not in set(skip):
-            header = f"{source} {version}, adapter: {a.note}"
+            header = f"{ {'liger': 'Liger-Kernel', 'flaggems': 'FlagGems'}[source]} {version}, adapter: {a.note}"
             code = wrap_adapter(tasks[a.task_id], a, header)
             rows.append(candidate_row(tasks[a.task_id], code, source=source, method=f"{source}-adapter",
                                       function=a.imports.split(" import ")[0].removeprefix("from ")))
@@ -281,6 +297,7 @@ def adapter_candidates(tasks: Mapping[str, Task], source: str, version: str,
 
 def liger_candidates(tasks: Mapping[str, Task]) -> list[dict[str, Any]]:
     """Liger-Kernel's adapters (RMSNorm, fused add + RMSNorm) for the vLLM tasks present."""
+    import liger_kernel.functional  # noqa: F401 - the adapters' import: fail here, not in every candidate
     return adapter_candidates(tasks, "liger", _dist_version("liger-kernel"))
 
 
@@ -685,8 +702,13 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     """Write one candidate row per task a library implements (and a row without code per entry skipped)."""
     tasks = load_dataset(args.dataset, args.config)
     rows: list[dict[str, Any]] = []
+    failed = []
     for lib in args.libraries.split(","):
-        rows += LIBRARIES[lib](tasks)
+        try:
+            rows += LIBRARIES[lib](tasks)
+        except Exception:  # noqa: BLE001 - one library that does not load must not cost the other its run
+            traceback.print_exc()
+            failed.append(lib)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows if "code" in r))
     skipped = [r for r in rows if "code" not in r]
     if args.skipped:
@@ -695,7 +717,9 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     print(f"{args.out}: {sum(per.values())} candidates ({dict(per)}); {len(skipped)} table entries not wrapped")
     for r in skipped:
         print(f"  not wrapped: {r['task_id']}: {r['skipped']}")
-    return 0
+    if failed:
+        print(f"libraries that failed to load (traceback above): {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 def cmd_direct(args: argparse.Namespace) -> int:
@@ -708,8 +732,10 @@ def cmd_direct(args: argparse.Namespace) -> int:
                        ("cpu" if args.device == "auto" else args.device))
     if dev.type == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")  # before the libraries import triton
+    k, n = (int(x) for x in args.shard.split("/"))
+    rows = [r for i, r in enumerate(r for r in _read_rows(args.candidates) if "code" in r) if i % n == k]
     tasks = load_dataset(args.dataset, args.config)
-    return run_direct(_read_rows(args.candidates), tasks, args.out, device=dev, rounds=args.rounds, seed=args.seed,
+    return run_direct(rows, tasks, args.out, device=dev, rounds=args.rounds, seed=args.seed,
                       performance=args.performance)
 
 
@@ -729,7 +755,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     """The command line: dataset, candidates, direct, classify."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="\n".join(__doc__.splitlines()[2:9]))
+                                 epilog="\n".join(__doc__.splitlines()[2:8]))
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("dataset", help="join JSONL record files into the dataset to evaluate on")
     d.add_argument("--tasks", type=Path, nargs="+", required=True)
@@ -753,6 +779,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--rounds", type=int, default=1)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--performance", action="store_true", help="also the performance workloads")
+    r.add_argument("--shard", default="0/1", help="K/N: only every N-th candidate from the K-th (parallel processes)")
     r.set_defaults(func=cmd_direct)
     k = sub.add_parser("classify", help="join kgb eval results with the direct checks; write .md and .json")
     k.add_argument("--results", type=Path, required=True)

@@ -237,3 +237,26 @@ def test_classify_explains_every_non_pass(rlc, tmp_path):
     assert rlc.main(["classify", "--results", str(paths["results"]), "--direct", str(paths["direct"]),
                      "--out", str(md)]) == 0
     assert json.loads(md.with_suffix(".json").read_text())["summary"]["flaggems"]["passed"] == 3
+
+
+def test_flaggems_vllm_wrapper_passes_the_static_checks(rlc):
+    task = Task.from_dict(rms_norm_record())
+    code = rlc.wrap_function(task, "flag_gems.patches.patch_vllm_all", "custom_rms_norm_out", "FlagGems")
+    tree = ast.parse(code)
+    imported = [n.names[0].name for n in tree.body if isinstance(n, ast.Import)]
+    assert "flag_gems" in imported
+    assert check_source(code).passed, check_source(code).evidence
+
+
+def test_importable_path_falls_back_to_the_package_namespace(rlc, tmp_path, monkeypatch):
+    pkg = tmp_path / "libpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from libpkg._impl import scaled\n")
+    (pkg / "_impl.py").write_text("def scaled(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import libpkg
+
+    fn = libpkg.scaled
+    fn.__module__ = "libpkg.moved_away"  # as a backend module loaded under another name reports itself
+    assert rlc.importable_path(fn) is None
+    assert rlc.importable_path(fn, packages=("libpkg",)) == ("libpkg", "scaled")
