@@ -26,6 +26,7 @@ import ast
 import inspect
 import json
 import keyword
+import sys
 import textwrap
 import time
 import traceback
@@ -432,13 +433,13 @@ def _recorder() -> Any:
     return OpRecorder()
 
 
-def observed_call(fn: Callable[..., Any], args: list[Any], kw: dict[str, Any],
-                  device: Any) -> tuple[Any, Counter[str], set[str], Counter[str] | None]:
-    """fn(*args, **kw) under an aten-op recorder and, on CUDA, the profiler's list of device kernels."""
+def observed_call(fn: Callable[..., Any], args: list[Any], kw: dict[str, Any], device: Any,
+                  kernels: bool) -> tuple[Any, Counter[str], set[str], Counter[str] | None]:
+    """fn(*args, **kw) under an aten-op recorder and, with `kernels` on CUDA, the profiler's device kernels."""
     import torch
 
     rec = _recorder()
-    if device.type != "cuda":
+    if device.type != "cuda" or not kernels:
         with rec:
             out = fn(*args, **kw)
         return out, rec.ops, rec.views, None
@@ -448,8 +449,22 @@ def observed_call(fn: Callable[..., Any], args: list[Any], kw: dict[str, Any],
         with rec:
             out = fn(*args, **kw)
         torch.cuda.synchronize()
-    kernels = Counter(e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
-    return out, rec.ops, rec.views, kernels
+    seen = Counter(e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+    return out, rec.ops, rec.views, seen
+
+
+def profiler_works(device: Any) -> bool:
+    """Whether the profiler records device kernels here (CUPTI present and free)."""
+    import torch
+
+    if device.type != "cuda":
+        return False
+    try:
+        _, _, _, seen = observed_call(lambda: torch.ones(8, device=device).add_(1), [], {}, device, True)
+    except RuntimeError as exc:
+        print(f"the profiler does not run here ({exc}); the direct check records no kernels", file=sys.stderr)
+        return False
+    return bool(seen)
 
 
 def _exc_line(exc: BaseException) -> str:
@@ -465,7 +480,7 @@ def _seed(*parts: object) -> int:
 
 
 def check_workload(task: Task, fn: Callable[..., Any], ref_fn: Callable[..., Any], w: Any, *,
-                   seed: int, device: Any) -> dict[str, Any]:
+                   seed: int, device: Any, kernels: bool) -> dict[str, Any]:
     """One round of one workload: the reference and the library on inputs drawn from the same seed."""
     import torch
 
@@ -484,14 +499,14 @@ def check_workload(task: Task, fn: Callable[..., Any], ref_fn: Callable[..., Any
         out_args = round_inputs(task, w, seed=seed, device=device)
         a, k = split_call_args(task, out_args)
         try:
-            out_ret, ops, views, kernels = observed_call(fn, a, k, device)
+            out_ret, ops, views, seen = observed_call(fn, a, k, device, kernels)
             sync()
         except Exception as exc:  # noqa: BLE001 - recorded: the library raised on this input
             return {"verdict": "exception", "detail": _exc_line(exc),
                     "fatal": "CUDA error" in str(exc) or "illegal memory access" in str(exc)}
     ok, detail, err = compare_call(task, ref_ret, ref_args, out_ret, out_args)
     return {"verdict": "agree" if ok else "differ", "detail": detail, "max_abs_err": err,
-            "ops": dict(ops), "views": sorted(views), "kernels": None if kernels is None else dict(kernels)}
+            "ops": dict(ops), "views": sorted(views), "kernels": None if seen is None else dict(seen)}
 
 
 def load_entry(code: str, entry_point: str) -> Callable[..., Any]:
@@ -505,7 +520,7 @@ _RANK = {"exception": 3, "differ": 2, "reference_error": 1, "agree": 0}
 
 
 def check_candidate(row: Mapping[str, Any], task: Task, *, rounds: int, seed: int, device: Any,
-                    performance: bool) -> dict[str, Any]:
+                    performance: bool, kernels: bool) -> dict[str, Any]:
     """Every (correctness, optionally performance) workload of a candidate, run directly."""
     from kernelgenbench.evaluator.dispatch_guard import compute_ops
     from kernelgenbench.evaluator.inputs import load_code
@@ -516,12 +531,13 @@ def check_candidate(row: Mapping[str, Any], task: Task, *, rounds: int, seed: in
         fn, ref_fn = load_entry(row["code"], task.entry_point), load_code(task.reference)
     except Exception as exc:  # noqa: BLE001 - recorded: the library (or its wrapper) does not import
         return {**base, "verdict": "exception", "detail": "import: " + _exc_line(exc), "workloads": []}
-    results, ops, kernels = [], Counter(), Counter()
+    results, ops, seen = [], Counter(), Counter()
     for w in (w for w in task.workloads if performance or w.purpose == "correctness"):
         for r in range(rounds):
-            res = check_workload(task, fn, ref_fn, w, seed=_seed(seed, "direct", task.id, w.id, r), device=device)
+            res = check_workload(task, fn, ref_fn, w, seed=_seed(seed, "direct", task.id, w.id, r), device=device,
+                                 kernels=kernels)
             ops.update(compute_ops(res.pop("ops", {}), res.pop("views", []), category=task.category))
-            kernels.update(res.pop("kernels", None) or {})
+            seen.update(res.pop("kernels", None) or {})
             results.append({"workload_id": w.id, "round": r, **res})
             if res["verdict"] != "agree":
                 break
@@ -531,8 +547,8 @@ def check_candidate(row: Mapping[str, Any], task: Task, *, rounds: int, seed: in
     return {**base, "verdict": worst["verdict"], "detail": worst.get("detail", ""),
             "workload_id": worst.get("workload_id"), "fatal": bool(results and results[-1].get("fatal")),
             "max_abs_err": max((x.get("max_abs_err") or 0.0 for x in results), default=0.0),
-            "compute_ops": sorted(ops), "kernels": dict(kernels.most_common(8)),
-            "kernel_launches": sum(kernels.values()) if device.type == "cuda" else None,
+            "compute_ops": sorted(ops), "kernels": dict(seen.most_common(8)),
+            "kernel_launches": sum(seen.values()) if kernels else None,
             "workloads": results, "elapsed_s": round(time.perf_counter() - t0, 3)}
 
 
@@ -546,7 +562,7 @@ def _progress(out: Path) -> tuple[set[str], set[str]]:
 
 
 def run_direct(rows: list[dict[str, Any]], tasks: Mapping[str, Task], out: Path, *, device: Any, rounds: int,
-               seed: int, performance: bool) -> int:
+               seed: int, performance: bool, kernels: bool = False) -> int:
     """Check every candidate, appending to `out` as each finishes; resumable. Returns 3 when a CUDA error
     poisoned the process (run again: the rest continues in a fresh process), else 0."""
     done, died = _progress(out)
@@ -562,7 +578,7 @@ def run_direct(rows: list[dict[str, Any]], tasks: Mapping[str, Task], out: Path,
             fh.write(json.dumps({"kind": "started", "candidate_id": cid}) + "\n")
             fh.flush()
             res = check_candidate(row, tasks[row["task_id"]], rounds=rounds, seed=seed, device=device,
-                                  performance=performance)
+                                  performance=performance, kernels=kernels)
             fh.write(json.dumps(res, default=str) + "\n")
             fh.flush()
             print(f"{res['verdict']:<16} {cid:<60} {res['elapsed_s'] if 'elapsed_s' in res else '':>7} "
@@ -584,6 +600,7 @@ CLASSES = {
     "library_exception": "a library limitation: it raises (or dies) when run directly",
     "reference_error": "the task's reference failed: a dataset problem",
     "unexplained": "UNEXPLAINED: agrees when run directly but fails kgb eval (the evaluator's fault until shown otherwise)",
+    "not_run": "not evaluated: kgb eval did not reach it within the session's time",
 }
 
 
@@ -627,6 +644,11 @@ def classify(results: list[Mapping[str, Any]], direct_rows: list[Mapping[str, An
                         "method": c.get("method") or row.get("method"), "function": c.get("function"),
                         "eval_status": row["status"], "direct": d.get("verdict") if d else None,
                         "class": cls, "reason": reason})
+    evaluated = {e["candidate_id"] for e in entries}
+    entries += [{"task_id": c["task_id"], "candidate_id": c["candidate_id"], "library": c.get("library"),
+                 "method": c.get("method"), "function": c.get("function"), "eval_status": None,
+                 "direct": (direct.get(c["candidate_id"]) or {}).get("verdict"), "class": "not_run", "reason": ""}
+                for c in candidates if "code" in c and c["candidate_id"] not in evaluated]
     return {"summary": summarize_classes(entries), "candidates": entries,
             "skipped": [c for c in candidates if "skipped" in c],
             "platform": next((r.get("platform") for r in results if r.get("platform")), None)}
@@ -636,13 +658,13 @@ def summarize_classes(entries: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Per library: candidates, passed, agree directly, agree and passed, their share, and class counts."""
     out: dict[str, Any] = {}
     for lib in sorted({e["library"] for e in entries}):
-        es = [e for e in entries if e["library"] == lib]
+        es = [e for e in entries if e["library"] == lib and e["class"] != "not_run"]
         agree = [e for e in es if e["direct"] == "agree"]
         both = sum(e["eval_status"] == "passed" for e in agree)
         out[lib] = {"candidates": len(es), "passed": sum(e["eval_status"] == "passed" for e in es),
                     "agree_directly": len(agree), "agree_and_passed": both,
                     "share": round(both / len(agree), 4) if agree else None,
-                    "classes": dict(Counter(e["class"] for e in es))}
+                    "classes": dict(Counter(e["class"] for e in entries if e["library"] == lib))}
     return out
 
 
@@ -736,7 +758,7 @@ def cmd_direct(args: argparse.Namespace) -> int:
     rows = [r for i, r in enumerate(r for r in _read_rows(args.candidates) if "code" in r) if i % n == k]
     tasks = load_dataset(args.dataset, args.config)
     return run_direct(rows, tasks, args.out, device=dev, rounds=args.rounds, seed=args.seed,
-                      performance=args.performance)
+                      performance=args.performance, kernels=profiler_works(dev))
 
 
 def cmd_classify(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@
 # (bench/real_library_corpus.py), each run directly against its reference, `kgb eval` over all of them,
 # then every non-pass classified. Each step has its own time limit, so one that hangs loses only itself.
 #   here, once:  bash bench/real_library_session.sh --prepare
-#                (.kgb_real/: the wheels, bench/fetch_gpu_wheels.sh real; the curated vLLM 0.13.0 records)
+#                (.kgb_real/: the wheels, bench/fetch_gpu_wheels.sh real; the curated vLLM 0.13.0 records; the
+#                curated ATen records of this machine's torch, used there only if extracting them there fails)
 #   GPU:         bash bench/real_library_session.sh [--performance] [--rounds N]     (carry .kgb_real)
 # --performance keeps the timed workloads (kgb eval times them against the baselines; slower); by
 # default the run is correctness only. Outputs under $OUT: log.txt, candidates.jsonl, skipped.jsonl,
@@ -16,6 +17,7 @@ if [[ ${1:-} == --prepare ]]; then
   kgb-extract vllm --rev v0.13.0 --out /tmp/kgb-vllm-0.13.0.jsonl --no-progress
   python3 bench/real_library_corpus.py dataset --tasks /tmp/kgb-vllm-0.13.0.jsonl --config vllm \
     --out .kgb_real/vllm_0.13.0_curated.jsonl
+  kgb-extract aten --only-curated --out .kgb_real/aten_curated_prepared.jsonl --no-progress
   du -sh .kgb_real
   exit
 fi
@@ -50,19 +52,22 @@ step() {  # step NAME SECONDS CMD...
   echo "=== $name: exit $rc after $((SECONDS - t0)) s"
   return $rc
 }
-direct_shard() {  # direct_shard K DEADLINE; a CUDA error ends the process (exit 3): resume in a fresh one
+direct_shard() {  # direct_shard K DEADLINE; a CUDA error (exit 3) or a crash: resume in a fresh process
   local rc=3 try
   for try in 1 2 3 4 5 6; do
     ((SECONDS < $2)) || break
     timeout $(($2 - SECONDS)) "${CORPUS[@]}" direct --dataset "$W/tasks.jsonl" --candidates "$OUT/candidates.jsonl" \
       --out "$W/direct.$1.jsonl" --rounds 1 --shard "$1/$shards" >> "$W/direct.$1.log" 2>&1
     rc=$?
-    [[ $rc == 3 ]] || break
+    [[ $rc == 0 || $rc == 124 ]] && break
   done
   echo "direct shard $1: exit $rc after $try tries" >> "$W/direct.$1.log"
 }
 
-step aten-records 90 "${KGB[@]}" extract aten --only-curated --out "$W/aten.jsonl" --no-progress || exit 1
+# ATen records from this machine's torch (what FlagGems registers against); if that fails, the ones made
+# by --prepare from the development machine's torch.
+step aten-records 90 "${KGB[@]}" extract aten --only-curated --out "$W/aten.jsonl" --no-progress ||
+  { echo "using .kgb_real/aten_curated_prepared.jsonl instead"; cp .kgb_real/aten_curated_prepared.jsonl "$W/aten.jsonl"; }
 step dataset 30 "${CORPUS[@]}" dataset --tasks "$W/aten.jsonl" .kgb_real/vllm_0.13.0_curated.jsonl --config ms \
   --out "$W/tasks.jsonl" $([[ $performance == 1 ]] || echo --no-performance) || exit 1
 step candidates 120 "${CORPUS[@]}" candidates --dataset "$W/tasks.jsonl" --out "$OUT/candidates.jsonl" \

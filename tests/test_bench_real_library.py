@@ -217,7 +217,12 @@ def test_classify_explains_every_non_pass(rlc, tmp_path):
               _direct("t", "agree", ops=["aten::mm"]), _direct("u", "agree"), _direct("d", "differ", detail="bad"),
               _direct("e", "exception", detail="TypeError: x"), _direct("n", "agree", launches=0),
               _direct("x", "agree")]
-    report = rlc.classify(results, direct)
+    candidates = [{"task_id": "aten/late", "candidate_id": "late", "code": "", "library": "flaggems", "method": "m"},
+                  {"task_id": "aten/k", "library": "flaggems", "skipped": "not importable"}]
+    report = rlc.classify(results, direct, candidates)
+    assert [e["candidate_id"] for e in report["candidates"] if e["class"] == "not_run"] == ["late"]
+    assert report["skipped"] == [candidates[1]]
+    report["candidates"] = [e for e in report["candidates"] if e["class"] != "not_run"]
     cls = {e["candidate_id"]: e["class"] for e in report["candidates"]}
     assert cls == {"a": "passed", "b": "passed", "c": "passed", "t": "torch_inside", "u": "unexplained",
                    "d": "real_difference", "e": "library_exception", "n": "no_kernel", "x": "unexplained",
