@@ -6,10 +6,12 @@
 #   here, once:  bash bench/real_library_session.sh --prepare
 #                (.kgb_real/: the wheels, bench/fetch_gpu_wheels.sh real; the curated vLLM 0.13.0 records; the
 #                curated ATen records of this machine's torch, used there only if extracting them there fails)
-#   GPU:         bash bench/real_library_session.sh [--performance] [--rounds N]     (carry .kgb_real)
+#   GPU:         bash bench/real_library_session.sh [--performance] [--rounds N] [--detect-vendor]
+#                (carry .kgb_real; SHARDS=4 direct processes, WORKERS=8 kgb eval workers, BUDGET=560 s)
 # --performance keeps the timed workloads (kgb eval times them against the baselines; slower); by
-# default the run is correctness only. Outputs under $OUT: log.txt, candidates.jsonl, skipped.jsonl,
-# direct.jsonl, results.jsonl, real_library_h200.{md,json}.
+# default the run is correctness only. --detect-vendor: let flag_gems find its vendor itself (below).
+# Outputs under $OUT: log.txt, candidates.jsonl, skipped.jsonl, direct.jsonl, results.jsonl,
+# real_library_h200.{md,json}.
 set -u
 if [[ ${1:-} == --prepare ]]; then
   set -e
@@ -21,10 +23,11 @@ if [[ ${1:-} == --prepare ]]; then
   du -sh .kgb_real
   exit
 fi
-performance=0 rounds=2 shards=${SHARDS:-4} workers=${WORKERS:-8}
+detect=0 performance=0 rounds=2 shards=${SHARDS:-4} workers=${WORKERS:-8}
 while (($#)); do
   case $1 in
     --performance) performance=1 ;;
+    --detect-vendor) detect=1 ;;
     --rounds) rounds=$2; shift ;;
     *) echo "unknown argument $1"; exit 2 ;;
   esac
@@ -35,6 +38,9 @@ W=/tmp/kgb-real
 rm -rf "$W"; mkdir -p "$OUT" "$W"
 exec > >(tee "$OUT/log.txt") 2>&1
 export PYTHONUNBUFFERED=1 KGB_CACHE_DIR=/tmp/kgb-cache FLAGGEMS_CACHE_DIR=/tmp/flaggems-cache
+# Without GEMS_VENDOR, importing flag_gems finds the vendor by running each vendor's query command
+# (nvidia-smi, ...) in threads, which a sandboxed candidate may not do; --detect-vendor leaves it unset.
+((detect)) || export GEMS_VENDOR=nvidia
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
   .kgb_real/whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD
