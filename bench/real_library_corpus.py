@@ -220,12 +220,17 @@ def same_named_dropins(tasks: Iterable[Task], module: Any) -> dict[str, Callable
 
 
 def importable_path(fn: Callable[..., Any], packages: Iterable[str] = ()) -> tuple[str, str] | None:
-    """(module, qualname) that imports back to `fn` itself, else a package in `packages` that exports it
-    under its name (a backend module loaded under another name), else None (a lambda, a partial, a local)."""
+    """(module, qualname) that imports back to `fn` itself, or a package of `packages` that exports it
+    under its name; None when neither does (a lambda, a partial, a local function)."""
     import importlib
 
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
-    candidates = [(module, qualname)] + [(p, getattr(fn, "__name__", None)) for p in packages]
+    exported = [(p, getattr(fn, "__name__", None)) for p in packages]
+    own = [(module, qualname)]
+    # A function defined outside the package (a backend module it loaded by path, such as FlagGems'
+    # per-architecture ops) is imported through the package, which sets that module up.
+    inside = module is not None and any(module == p or module.startswith(p + ".") for p in packages)
+    candidates = own + exported if inside or not packages else exported + own
     for mod, name in candidates:
         if not mod or not name or "<" in name:
             continue
