@@ -666,11 +666,19 @@ def summarize_classes(entries: list[Mapping[str, Any]]) -> dict[str, Any]:
         es = [e for e in entries if e["library"] == lib and e["class"] != "not_run"]
         agree = [e for e in es if e["direct"] == "agree"]
         both = sum(e["eval_status"] == "passed" for e in agree)
+        # torch compute inside the library, or no kernel at all, fails by policy, not by mistake
+        clean = [e for e in agree if e["class"] not in ("torch_inside", "no_kernel")]
         out[lib] = {"candidates": len(es), "passed": sum(e["eval_status"] == "passed" for e in es),
                     "agree_directly": len(agree), "agree_and_passed": both,
                     "share": round(both / len(agree), 4) if agree else None,
+                    "agree_without_policy_failures": len(clean),
+                    "share_without_policy_failures": round(both / len(clean), 4) if clean else None,
                     "classes": dict(Counter(e["class"] for e in entries if e["library"] == lib))}
     return out
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}" + (" met" if x >= SHARE_TARGET else " NOT met")
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
@@ -679,10 +687,12 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if report.get("platform"):
         lines += [f"Platform: `{json.dumps(report['platform'], sort_keys=True)}`", ""]
     lines += ["| library | candidates | passed | agree when run directly | of those, pass kgb eval | share "
-              f"(target >= {SHARE_TARGET:.0%}) |", "|---|---|---|---|---|---|"]
+              f"(target >= {SHARE_TARGET:.0%}) | share without the policy's failures (torch inside, no kernel) |",
+              "|---|---|---|---|---|---|---|"]
     for lib, s in report["summary"].items():
-        share = "-" if s["share"] is None else f"{s['share']:.1%}" + (" met" if s["share"] >= SHARE_TARGET else " NOT met")
-        lines.append(f"| {lib} | {s['candidates']} | {s['passed']} | {s['agree_directly']} | {s['agree_and_passed']} | {share} |")
+        lines.append(f"| {lib} | {s['candidates']} | {s['passed']} | {s['agree_directly']} | {s['agree_and_passed']} | "
+                     f"{_share(s['share'])} | {_share(s['share_without_policy_failures'])} "
+                     f"(of {s['agree_without_policy_failures']}) |")
     for cls, text in CLASSES.items():
         rows = [e for e in report["candidates"] if e["class"] == cls and (cls != "passed" or e["reason"])]
         if rows:

@@ -231,6 +231,8 @@ def test_classify_explains_every_non_pass(rlc, tmp_path):
     # agree directly: a, b, t, u, n, x; of those a and b pass kgb eval
     assert (s["candidates"], s["passed"], s["agree_directly"], s["agree_and_passed"]) == (10, 3, 6, 2)
     assert s["share"] == pytest.approx(2 / 6, abs=1e-4)
+    # t (torch inside) and n (no kernel) fail by policy: a, b, u, x remain, a and b pass
+    assert (s["agree_without_policy_failures"], s["share_without_policy_failures"]) == (4, 0.5)
     text = rlc.render_markdown(report)
     assert "NOT met" in text and "`aten/x`" in text and "passes kgb eval, but directly: differ" in text
     # the command line writes both files
