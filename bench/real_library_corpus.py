@@ -171,7 +171,7 @@ def flaggems_aten_table() -> dict[str, Callable[..., Any]]:
 
     class DryRegister(Register):
         def register_impl(self, key: str, fn: Callable[..., Any]) -> None:
-            self.all_ops.append(fn.__name__)
+            self.all_ops.append(getattr(fn, "__name__", repr(fn)))
             self.all_keys.append(key)
             seen[key] = fn
 
@@ -245,6 +245,9 @@ def importable_path(fn: Callable[..., Any], packages: Iterable[str] = ()) -> tup
     return None
 
 
+DISPLAY = {"flaggems": "FlagGems", "liger": "Liger-Kernel"}
+
+
 def source_package(source: str) -> str:
     """The top-level package of a library source ('flaggems' -> 'flag_gems')."""
     return {"flaggems": "flag_gems", "liger": "liger_kernel"}[source]
@@ -294,10 +297,10 @@ def adapter_candidates(tasks: Mapping[str, Task], source: str, version: str,
     rows = []
     for a in ADAPTERS:
         if a.source == source and a.task_id in tasks and a.task_id not in set(skip):
-            header = f"{ {'liger': 'Liger-Kernel', 'flaggems': 'FlagGems'}[source]} {version}, adapter: {a.note}"
-            code = wrap_adapter(tasks[a.task_id], a, header)
+            code = wrap_adapter(tasks[a.task_id], a, f"{DISPLAY[source]} {version}, adapter: {a.note}")
+            module, name = a.imports.removeprefix("from ").split(" as ")[0].split(" import ")
             rows.append(candidate_row(tasks[a.task_id], code, source=source, method=f"{source}-adapter",
-                                      function=a.imports.split(" import ")[0].removeprefix("from ")))
+                                      function=f"{module}.{name}"))
     return rows
 
 
@@ -371,7 +374,7 @@ def compare_leaf(ref: Any, out: Any, task: Task) -> tuple[bool, str, float | Non
     from kernelgenbench.evaluator.compare import tolerance_for
 
     if not isinstance(ref, torch.Tensor):
-        same = ref is None or ref == out or (isinstance(ref, float) and isinstance(out, float)
+        same = ref is None or (not isinstance(out, torch.Tensor) and ref == out) or (isinstance(ref, float) and isinstance(out, float)
                                              and abs(ref - out) <= 1e-6 + 1e-5 * abs(ref))
         return bool(same), "" if same else f"got {out!r}, expected {ref!r}", None
     if not isinstance(out, torch.Tensor):

@@ -58,7 +58,7 @@ def test_liger_rms_norm_adapter_is_a_clean_candidate_with_the_ops_parameters(rlc
     rows = rlc.adapter_candidates({task.id: task}, "liger", "0.8.5")
     assert [r["task_id"] for r in rows] == ["vllm/rms_norm"]
     row = rows[0]
-    assert row["library"] == "liger" and row["function"] == "liger_kernel.functional"
+    assert row["library"] == "liger" and row["function"] == "liger_kernel.functional.rms_norm"
     tree = ast.parse(row["code"])
     imports = [(n.module, [a.name for a in n.names]) for n in tree.body if isinstance(n, ast.ImportFrom)]
     assert ("liger_kernel.functional", ["rms_norm"]) in imports
@@ -161,6 +161,8 @@ def test_compare_call_tolerance_exactness_and_nan(rlc):
     assert not rlc.compare_call(task, torch.tensor([1, 2]), {}, torch.tensor([1, 3]), {})[0]
     assert not rlc.compare_call(task, r, {}, r.double(), {})[0]
     assert not rlc.compare_call(task, (r, r), {}, (r,), {})[0]
+    assert not rlc.compare_call(task, 3, {}, torch.tensor([3, 3]), {})[0]
+    assert rlc.compare_call(task, 0.5, {}, 0.5 + 1e-9, {})[0]
 
 
 def _row(task_id: str, cid: str, code: str) -> dict:
