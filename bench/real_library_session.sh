@@ -6,10 +6,11 @@
 #   here, once:  bash bench/real_library_session.sh --prepare
 #                (.kgb_real/: the wheels, bench/fetch_gpu_wheels.sh real; the curated vLLM 0.13.0 records; the
 #                curated ATen records of this machine's torch, used there only if extracting them there fails)
-#   GPU:         bash bench/real_library_session.sh [--performance] [--rounds N] [--detect-vendor]
+#   GPU:         bash bench/real_library_session.sh [--performance] [--no-direct] [--rounds N] [--detect-vendor]
 #                (carry .kgb_real; SHARDS=4 direct processes, WORKERS=8 kgb eval workers, BUDGET=560 s)
 # --performance keeps the timed workloads (kgb eval times them against the baselines; slower); by
-# default the run is correctness only. --detect-vendor: let flag_gems find its vendor itself (below).
+# default the run is correctness only; with --no-direct (for a timing run) the direct check is skipped and
+# classify can explain no non-pass. --detect-vendor: let flag_gems find its vendor itself (below).
 # Outputs under $OUT: log.txt, candidates.jsonl, skipped.jsonl, direct.jsonl, results.jsonl,
 # real_library_h200.{md,json}.
 set -u
@@ -23,11 +24,12 @@ if [[ ${1:-} == --prepare ]]; then
   du -sh .kgb_real
   exit
 fi
-detect=0 performance=0 rounds=2 shards=${SHARDS:-4} workers=${WORKERS:-8}
+detect=0 direct=1 performance=0 rounds=2 shards=${SHARDS:-4} workers=${WORKERS:-8}
 while (($#)); do
   case $1 in
     --performance) performance=1 ;;
     --detect-vendor) detect=1 ;;
+    --no-direct) direct=0 ;;
     --rounds) rounds=$2; shift ;;
     *) echo "unknown argument $1"; exit 2 ;;
   esac
@@ -81,12 +83,15 @@ step candidates 120 "${CORPUS[@]}" candidates --dataset "$W/tasks.jsonl" --out "
 [[ -s $OUT/candidates.jsonl ]] || exit 1
 # The direct check (correctness workloads, one round) in parallel shards; it also fills Triton's cache.
 t0=$SECONDS limit=$(( $(left) * 2 / 5 ))
-echo "=== direct ($shards shards, limit ${limit}s)"
-for ((k = 0; k < shards; k++)); do direct_shard "$k" $((SECONDS + limit)) & done
-wait
-cat "$W"/direct.*.log
-cat "$W"/direct.*.jsonl > "$OUT/direct.jsonl"
-echo "=== direct: $(grep -c '"kind": "direct"' "$OUT/direct.jsonl") candidates after $((SECONDS - t0)) s"
+: > "$OUT/direct.jsonl"
+if ((direct)); then
+  echo "=== direct ($shards shards, limit ${limit}s)"
+  for ((k = 0; k < shards; k++)); do direct_shard "$k" $((SECONDS + limit)) & done
+  wait
+  cat "$W"/direct.*.log
+  cat "$W"/direct.*.jsonl > "$OUT/direct.jsonl"
+  echo "=== direct: $(grep -c '"kind": "direct"' "$OUT/direct.jsonl") candidates after $((SECONDS - t0)) s"
+fi
 step eval "$(left)" "${KGB[@]}" eval --dataset "$W/tasks.jsonl" --solutions "$OUT/candidates.jsonl" \
   --device auto --workers "$workers" --rounds "$rounds" --out "$OUT/results.jsonl"
 step classify 30 "${CORPUS[@]}" classify --results "$OUT/results.jsonl" --direct "$OUT/direct.jsonl" \
