@@ -86,8 +86,9 @@ t0=$SECONDS limit=$(( $(left) * 2 / 5 ))
 : > "$OUT/direct.jsonl"
 if ((direct)); then
   echo "=== direct ($shards shards, limit ${limit}s)"
-  for ((k = 0; k < shards; k++)); do direct_shard "$k" $((SECONDS + limit)) & done
-  wait
+  pids=()
+  for ((k = 0; k < shards; k++)); do direct_shard "$k" $((SECONDS + limit)) & pids+=($!); done
+  wait "${pids[@]}"  # by pid: a bare wait would also wait for the log's tee, which never ends
   cat "$W"/direct.*.log
   cat "$W"/direct.*.jsonl > "$OUT/direct.jsonl"
   echo "=== direct: $(grep -c '"kind": "direct"' "$OUT/direct.jsonl") candidates after $((SECONDS - t0)) s"
