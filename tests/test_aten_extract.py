@@ -171,3 +171,26 @@ def test_performance_workloads_are_accepted_realistic_and_costed(curated_tasks):
                 small.append((task.id, moved))
     assert failures == []
     assert small == []
+
+
+def test_outputs_with_documented_free_tie_order_declare_compare_rules(by_id):
+    from kernelgenbench.evaluator.judge import judge_call
+    from kernelgenbench.evaluator.status import Status
+
+    rules = lambda tid: [(c["target"], c["mode"], c.get("unless")) for c in by_id[tid].get("compare", [])]  # noqa: E731
+    assert rules("aten/sort") == [("return[1]", "ties_allowed", None)]
+    assert rules("aten/sort.values_stable") == [("return[1]", "ties_allowed", "stable"), ("indices", "ties_allowed", "stable")]
+    assert rules("aten/argmax") == [] and rules("aten/add.Tensor") == []  # argmax: "the first maximal value"
+    task = Task.from_dict(by_id["aten/sort.stable"])
+    x = torch.tensor([[2.0, 1.0, 2.0, 1.0, 3.0], [0.0, 0.0, 0.0, 5.0, 5.0]])
+    leaves = [{"type": "torch.Tensor", "device": "cpu", "alias": None}] * 2
+    header = {"event": "result", "launches": 1, "ops": [], "views": [], "leaves": leaves}
+    for stable in (False, True):
+        args = {"self": x, "stable": stable, "dim": -1, "descending": True}
+        pos, kw = split_call_args(task, args)
+        values, idx = load_code(task.reference)(*pos, **kw)
+        other = torch.tensor([[4, 2, 0, 3, 1], [4, 3, 2, 1, 0]])  # same values, ties the other way round
+        assert not torch.equal(other, idx) and torch.equal(x.gather(1, other), values)
+        verdict, _ = judge_call(task, header, {"returns": [values.clone(), other], "args": {"self": x.clone()}},
+                                ref_return=(values, idx), ref_args=args, pristine=args, device="cpu")
+        assert verdict.passed is (not stable), verdict.evidence
