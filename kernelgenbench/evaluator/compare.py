@@ -77,12 +77,22 @@ def _index(flat_i: int, shape: Sequence[int]) -> list[int]:
     return idx[::-1]
 
 
-def compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance) -> tuple[Verdict, dict[str, float]]:
-    """Elementwise comparison of same-shape, same-dtype tensors; returns the verdict and error figures."""
+def exact_for(dtype: torch.dtype, tolerance: Mapping[str, Tolerance]) -> bool:
+    """Integer and bool outputs are compared exactly unless the record names a tolerance for their dtype."""
+    return _exact_kind(dtype) and dtype_name(dtype) not in tolerance
+
+
+def compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance, *,
+                   exact: bool | None = None) -> tuple[Verdict, dict[str, float]]:
+    """Elementwise comparison of same-shape, same-dtype tensors; returns the verdict and error figures.
+
+    `exact` (default: for integer and bool dtypes) compares bit for bit; otherwise `tol` applies, also to
+    integers whose record names a tolerance (upstream tests compare quantized int8 with atol=1).
+    """
     stats: dict[str, float] = {"max_abs_err": 0.0, "max_rel_err": 0.0}
     if ref.numel() == 0:
         return PASS, stats
-    if _exact_kind(ref.dtype):
+    if _exact_kind(ref.dtype) if exact is None else exact:
         diff = out != ref
         n = int(diff.sum())
         if n:
@@ -179,7 +189,7 @@ def compare_output(where: str, ref: Any, out: Any, *, semantics: str,
         return meta, {}
     if semantics == "random":
         return compare_random(where, ref, out), {}
-    return compare_values(where, ref, out, tolerance_for(ref.dtype, tolerance))
+    return compare_values(where, ref, out, tolerance_for(ref.dtype, tolerance), exact=exact_for(ref.dtype, tolerance))
 
 
 def flatten(value: Any, prefix: str) -> list[tuple[str, Any]]:
@@ -249,15 +259,15 @@ def segment_keys(shape: Sequence[int], labels: torch.Tensor, repeat: int, limit:
 
 
 def compare_unordered(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance, *,
-                      keys: torch.Tensor, what: str) -> tuple[Verdict, dict[str, float]]:
+                      keys: torch.Tensor, what: str, exact: bool | None = None) -> tuple[Verdict, dict[str, float]]:
     """Values compared as multisets per key (same-shape tensors; `keys` flat, one per element)."""
     if ref.numel() == 0:
         return PASS, {"max_abs_err": 0.0, "max_rel_err": 0.0}
     r, o, perm = _sorted_pair(ref.reshape(-1), out.reshape(-1), keys)
-    verdict, stats = compare_values(where, r, o, tol)
+    verdict, stats = compare_values(where, r, o, tol, exact=exact)
     if verdict.passed:
         return verdict, stats
-    bad = (r != o) if _exact_kind(r.dtype) else ~torch.isclose(_as_wide(o), _as_wide(r), rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    bad = (r != o) if (_exact_kind(r.dtype) if exact is None else exact) else ~torch.isclose(_as_wide(o), _as_wide(r), rtol=tol.rtol, atol=tol.atol, equal_nan=True)
     i = int(bad.nonzero()[0]) if bool(bad.any()) else 0
     n = int(bad.sum())
     return Verdict(Status.INCORRECT_NUMERICS,
@@ -355,7 +365,7 @@ def compare_declared(where: str, ref: Any, out: Any, rule: CompareRule, *, value
             limit = torch.tensor([int(limit)])
         keys = segment_keys(ref.shape, values[seg.labels], _int(seg.repeat, values) or 1,
                             None if limit is None else limit.to(ref.device))
-        return compare_unordered(where, ref, out, tol, keys=keys.to(ref.device),
+        return compare_unordered(where, ref, out, tol, keys=keys.to(ref.device), exact=exact_for(ref.dtype, tolerance),
                                  what="comparing each segment as a set (its order is free)")
     dim = _int(rule.dim, values)
     if dim is None or ref.dim() == 0:
@@ -364,4 +374,5 @@ def compare_declared(where: str, ref: Any, out: Any, rule: CompareRule, *, value
         r, o = ref.movedim(dim, -1).contiguous(), out.movedim(dim, -1).contiguous()
     n = r.shape[-1] if r.dim() else 1
     keys = torch.arange(r.numel(), device=r.device) // max(n, 1)
-    return compare_unordered(where, r, o, tol, keys=keys, what=f"as a multiset along dim {rule.dim}")
+    return compare_unordered(where, r, o, tol, keys=keys, exact=exact_for(ref.dtype, tolerance),
+                             what=f"as a multiset along dim {rule.dim}")
