@@ -126,9 +126,12 @@ def test_tied_indices_for_a_reduced_dim_and_for_nan():
 
 def _sort_task(stable_param: bool) -> Task:
     rec = add_tensor_record()
+    rec["returns"].append({"name": "indices", "type": "Tensor", "kind": "tensor", "alias": None})
     rec["compare"] = [{"target": "return[1]", "mode": "ties_allowed", "source": "self", "dim": "dim",
                        "distinct": True, "unless": "stable", "upstream": "torch.sort docs: stable=False"}]
-    if stable_param:
+    if not stable_param:
+        del rec["compare"][0]["unless"]
+    else:
         rec["params"].append({"name": "stable", "type": "bool?", "kind": "bool", "mutable": False, "alias": None,
                               "optional": True, "default": None, "keyword_only": True, "direction": "in", "dtype": None})
     rec["params"].append({"name": "dim", "type": "int", "kind": "int", "mutable": False, "alias": None,
@@ -143,6 +146,9 @@ def test_rule_values_take_upstream_defaults_and_unless_voids_the_rule():
     assert active_rule(task, "return[1]", vals) is not None
     assert active_rule(task, "return[0]", vals) is None
     assert active_rule(task, "return[1]", {**vals, "stable": True}) is None
+    # A single returned tensor flattens to the path 'return': a rule for 'return[0]' is its rule.
+    one = dataclasses.replace(task, compare=(dataclasses.replace(task.compare[0], target="return[0]"),))
+    assert active_rule(one, "return", vals) is one.compare[0]
 
 
 def test_sort_indices_with_ties_judged_by_values():
@@ -173,9 +179,9 @@ def test_unordered_along_a_dim_uses_the_tolerance():
 def test_record_with_compare_round_trips_and_bad_rules_are_rejected():
     rec = add_tensor_record()
     rec["compare"] = [{"target": "return[0]", "mode": "unordered_within_segments", "upstream": "x",
-                       "segments": {"labels": "other", "repeat": 4, "limit": "return[1]"}}]
+                       "segments": {"labels": "other", "repeat": 4, "limit": "self"}}]
     task = Task.from_dict(rec)
-    assert task.compare[0].segments == Segments(labels="other", repeat=4, limit="return[1]")
+    assert task.compare[0].segments == Segments(labels="other", repeat=4, limit="self")
     assert task.to_dict() == rec
     assert row_to_record(record_to_row(rec)) == rec
     plain = add_tensor_record()
@@ -215,3 +221,44 @@ def test_judge_applies_the_rule_to_a_mutable_argument(declared):
     verdict, _ = judge_call(dataclasses.replace(task), header, {"returns": [], "args": cand_args}, ref_return=None,
                             ref_args=ref_args, pristine=ref_args, device="cpu")
     assert verdict.status is Status.INCORRECT_NUMERICS
+
+
+def test_rules_must_name_what_the_record_has():
+    rec = add_tensor_record()
+    ok = {"target": "return[0]", "mode": "ties_allowed", "source": "self", "dim": 0, "upstream": "x"}
+    assert record_errors({**rec, "compare": [ok]}) == []
+    cases = [
+        [ok, ok],  # two rules for one output
+        [{**ok, "target": "return[1]"}],  # add has one return
+        [{**ok, "target": "self"}],  # not mutable
+        [{**ok, "source": "nope"}],
+        [{**ok, "dim": "axis"}],
+        [{**ok, "unless": "stable"}],
+        [{"target": "return[0]", "mode": "unordered_within_segments", "upstream": "x",
+          "segments": {"labels": "return[3]", "repeat": 2}}],
+    ]
+    for rules in cases:
+        assert record_errors({**rec, "compare": rules}), rules
+
+
+def test_scatter_writes_accepts_any_colliding_write_and_nothing_else():
+    from kernelgenbench.evaluator.compare import scatter_writes
+
+    base = torch.zeros(2, 4)
+    index = torch.tensor([[1, 1, 3], [0, 2, 2]])
+    src = torch.tensor([[1.0, 2.0, 3.0, 9.0], [4.0, 5.0, 6.0, 9.0]])
+    inputs, values = {"self": base, "index": index, "src": src}, {"dim": 1}
+    ref = base.scatter(1, index, src[:, :3])
+    for first, second in ((1.0, 5.0), (2.0, 6.0), (1.0, 6.0)):  # either write may win at [0, 1] and at [1, 2]
+        out = ref.clone()
+        out[0, 1], out[1, 2] = first, second
+        assert scatter_writes("r", out, values, inputs).passed
+    out = ref.clone()
+    out[0, 1] = 3.0  # scattered, but to another element
+    assert scatter_writes("r", out, values, inputs).status is Status.INCORRECT_NUMERICS
+    out = ref.clone()
+    out[0, 0] = 4.0  # nothing is scattered there: the input's value must stay
+    v = scatter_writes("r", out, values, inputs)
+    assert v.status is Status.INCORRECT_NUMERICS and "input's value" in v.evidence
+    v = scatter_writes("r", torch.zeros(2, 4), values, inputs)
+    assert v.status is Status.INCORRECT_NUMERICS and "none of the values" in v.evidence

@@ -93,6 +93,7 @@ class CompareRule:
     distinct: bool = False
     segments: Segments | None = None
     unless: str | None = None
+    validator: str | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CompareRule:

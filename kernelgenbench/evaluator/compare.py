@@ -314,6 +314,43 @@ def compare_tied_indices(where: str, ref: torch.Tensor, out: torch.Tensor, sourc
     return PASS
 
 
+def scatter_writes(where: str, out: torch.Tensor, values: Mapping[str, Any], inputs: Mapping[str, Any]) -> Verdict:
+    """out = self with src written along dim at index, any one of several writes to one element winning.
+
+    Reads the op's own parameters (self, dim, index, src; self and src as they were before the call).
+    """
+    base, index, src = inputs["self"], inputs["index"], inputs["src"]
+    dim = int(values["dim"])
+    if base.dim() == 0:
+        base, out, index, src = base.reshape(1), out.reshape(1), index.reshape(1), src.reshape(1)
+    d = dim % base.dim()
+    idx = index.long()
+    coords = list(torch.meshgrid(*[torch.arange(n, device=idx.device) for n in idx.shape], indexing="ij"))
+    coords[d] = idx
+    strides = torch.empty(base.shape, device="meta").stride()
+    flat = sum(c * st for c, st in zip(coords, strides, strict=True)).reshape(-1)
+    val = src[tuple(slice(0, n) for n in idx.shape)].reshape(-1)
+    o, b = out.reshape(-1), base.reshape(-1)
+
+    def same(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        eq = x == y
+        return eq | (torch.isnan(x) & torch.isnan(y)) if x.dtype.is_floating_point or x.dtype.is_complex else eq
+    written = torch.zeros(o.numel(), dtype=torch.bool, device=o.device).index_fill_(0, flat, True)
+    hits = torch.zeros(o.numel(), dtype=torch.int64, device=o.device).index_put_((flat,), same(o[flat], val).long(),
+                                                                                accumulate=True)
+    ok = torch.where(written, hits > 0, same(o, b))
+    if bool(ok.all()):
+        return PASS
+    i = int((~ok).nonzero()[0])
+    what = "none of the values scattered there" if bool(written[i]) else "the input's value (nothing is scattered there)"
+    return Verdict(Status.INCORRECT_NUMERICS, f"{where}: {int((~ok).sum())} of {o.numel()} elements hold neither; first "
+                                              f"at {_index(i, out.shape)}: got {o[i].item()}, expected {what}")
+
+
+# Validators of `any_valid` rules: the record names one; each reads the op's arguments by their names.
+VALIDATORS = {"scatter_writes": scatter_writes}
+
+
 def _default_value(text: str | None) -> Any:
     """An int or bool parameter's upstream default text as a value ('-1' -> -1, 'False' -> False)."""
     table = {"True": True, "False": False, "None": None}
@@ -335,6 +372,8 @@ def rule_values(task: Task, ref_args: Mapping[str, Any], ref_leaves: Sequence[tu
 
 def active_rule(task: Task, target: str, values: Mapping[str, Any]) -> CompareRule | None:
     """The task's rule for this target, unless its `unless` flag is set in this call."""
+    # A single returned tensor flattens to the path 'return'; records name it 'return[0]' as for tuples.
+    target = "return[0]" if target == "return" else target
     for rule in task.compare:
         if rule.target == target and not (rule.unless and values.get(rule.unless) is True):
             return rule
@@ -355,6 +394,8 @@ def compare_declared(where: str, ref: Any, out: Any, rule: CompareRule, *, value
     if not meta.passed:
         return meta, {}
     tol = tolerance_for(ref.dtype, tolerance)
+    if rule.mode == "any_valid":
+        return VALIDATORS[rule.validator](where, out, values, {**values, **inputs}), {}
     if rule.mode == "ties_allowed":
         source = inputs.get(rule.source, values.get(rule.source))
         return compare_tied_indices(where, ref, out, source, _int(rule.dim, values), distinct=rule.distinct), {}

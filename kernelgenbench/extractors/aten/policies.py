@@ -44,6 +44,8 @@ def compare_rules(name: str, params: Sequence[dict[str, Any]], n_returns: int) -
     by_name = {p["name"]: p for p in params}
     rules: list[dict[str, Any]] = []
     for spec in load("compare").get("ops", {}).get(root_name(name), ()):
+        if any(n not in by_name for n in spec.get("needs", ())) or any(n in by_name for n in spec.get("not_with", ())):
+            continue
         dim, source = spec.get("dim"), spec.get("source")
         if isinstance(dim, str) and by_name.get(dim, {}).get("kind") != "int":
             continue  # a Dimname overload: the rule's dim is not an index
@@ -52,7 +54,7 @@ def compare_rules(name: str, params: Sequence[dict[str, Any]], n_returns: int) -
         for target in spec["targets"]:
             if not _has_target(target, by_name, n_returns):
                 continue
-            rule = {k: v for k, v in spec.items() if k != "targets"} | {"target": target}
+            rule = {k: v for k, v in spec.items() if k not in ("targets", "needs", "not_with")} | {"target": target}
             if rule.get("unless") and rule["unless"] not in by_name:
                 del rule["unless"]
             rules.append(rule)
