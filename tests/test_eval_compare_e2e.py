@@ -33,14 +33,14 @@ def record(tmp_path_factory) -> dict:
     return rec
 
 
-def _eval(tmp_path: Path, rec: dict) -> dict:
+def _eval(tmp_path: Path, rec: dict, device: str = "cpu") -> dict:
     tmp_path.mkdir()
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps(rec) + "\n")
     sols = write_jsonl(tmp_path / "solutions.jsonl",
                        [{"task_id": rec["id"], "code": CANDIDATE.read_text(), "candidate_id": "desc"}])
     out = tmp_path / "results.jsonl"
-    proc = run_kgb("eval", "--dataset", str(tasks), "--solutions", str(sols), "--device", "cpu", "--workers", "1",
+    proc = run_kgb("eval", "--dataset", str(tasks), "--solutions", str(sols), "--device", device, "--workers", "1",
                    "--timeout", "120", "--out", str(out), timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (row,) = task_rows(out)
@@ -54,3 +54,13 @@ def test_descending_runs_pass_with_the_rule_and_fail_without(tmp_path, record):
     exact = {k: v for k, v in record.items() if k != "compare"}
     row = _eval(tmp_path / "exact", exact)
     assert row["status"] == "incorrect_numerics" and "sorted_token_ids" in row["evidence"], row["evidence"][:500]
+
+
+@pytest.mark.gpu
+def test_descending_runs_pass_on_the_full_record_on_cuda(tmp_path, tmp_path_factory):
+    """On a GPU, with every workload of the record (the large performance cases are where order shows)."""
+    root = unpack("0.13.0", tmp_path_factory.mktemp("vllm-0.13.0-e2e-gpu"), code_and_tests)
+    rec = next(r for r in extract_mod.extract(root, records_mod.SourceInfo("0.13.0", None)).records
+               if r["id"] == "vllm/moe_align_block_size")
+    row = _eval(tmp_path / "rule", rec, "cuda")
+    assert row["status"] == "passed", row["evidence"][:500]
