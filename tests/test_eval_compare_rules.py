@@ -149,6 +149,8 @@ def test_rule_values_take_upstream_defaults_and_unless_voids_the_rule():
     # A single returned tensor flattens to the path 'return': a rule for 'return[0]' is its rule.
     one = dataclasses.replace(task, compare=(dataclasses.replace(task.compare[0], target="return[0]"),))
     assert active_rule(one, "return", vals) is one.compare[0]
+    single = rule_values(task, {"self": torch.zeros(2)}, [("return", torch.ones(2))])
+    assert torch.equal(single["return[0]"], torch.ones(2))
 
 
 def test_sort_indices_with_ties_judged_by_values():

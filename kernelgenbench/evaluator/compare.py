@@ -367,6 +367,8 @@ def rule_values(task: Task, ref_args: Mapping[str, Any], ref_leaves: Sequence[tu
     values = {p.name: _default_value(p.default) for p in task.params if p.name not in ref_args}
     values.update(ref_args)
     values.update(dict(ref_leaves))
+    if "return" in values:  # a single returned tensor: rules name it 'return[0]'
+        values["return[0]"] = values["return"]
     return values
 
 
