@@ -48,13 +48,22 @@ def test_max_mismatch_allows_a_share_of_elements():
     assert compare_values("r", ref, out, Tolerance(1e-5, 1e-5, max_mismatch=0.03))[0].passed
 
 
-def test_integers_and_bools_are_exact_whatever_the_tolerance():
+def test_integers_and_bools_are_exact_unless_the_record_names_their_dtype():
     ref = torch.tensor([1, 2, 3])
-    v = compare_output("return", ref, torch.tensor([1, 2, 4]), semantics="deterministic",
-                       tolerance={"int64": Tolerance(10, 10)})[0]
+    v = _det(ref, torch.tensor([1, 2, 4]))  # TOL names float32 only: its tolerance never reaches int64
     assert v.status is Status.INCORRECT_NUMERICS
     assert "1 of 3 elements differ (exact comparison for int64)" in v.evidence
     assert _det(torch.tensor([True, False]), torch.tensor([True, True])).status is Status.INCORRECT_NUMERICS
+    # A record that names an integer dtype (vLLM's int8 quant tests accept +-1) gets that tolerance.
+    q = torch.tensor([-128, -3, 0, 7, 127] * 20, dtype=torch.int8)
+    off = q.clone()
+    off[0] = -127
+    assert compare_output("r", q, off, semantics="deterministic", tolerance={"int8": Tolerance(1, 0)})[0].passed
+    share = {"int8": Tolerance(0, 0, max_mismatch=0.01)}
+    assert compare_output("r", q, off, semantics="deterministic", tolerance=share)[0].passed
+    off[1:3] = 5
+    assert not compare_output("r", q, off, semantics="deterministic", tolerance=share)[0].passed
+    assert not compare_output("r", q, off, semantics="deterministic", tolerance={"int8": Tolerance(1, 0)})[0].passed
 
 
 def test_nan_where_reference_is_finite_fails_and_matching_nan_passes():

@@ -13,7 +13,14 @@ import torch
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks import REGISTRY, judge_report
-from kernelgenbench.evaluator.compare import compare_output, flatten, unchanged
+from kernelgenbench.evaluator.compare import (
+    active_rule,
+    compare_declared,
+    compare_output,
+    flatten,
+    rule_values,
+    unchanged,
+)
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 
 
@@ -98,6 +105,8 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
         return Verdict(Status.INCORRECT_TYPE, f"the worker could not read what the call returned: {header['unreadable']}"), stats
     ref_leaves = flatten(ref_return, "return") if ref_return is not None else []
     metas = [m if isinstance(m, Mapping) else {} for m in (header.get("leaves") or [])]
+    # The record's declared relaxations (order left unspecified upstream) replace the elementwise comparison.
+    values = rule_values(task, ref_args, ref_leaves) if task.compare else {}
     if ref_leaves:
         v = _judge_leaf_metas(ref_return, ref_leaves, header, metas, torch.device(device).type)
         if not v.passed:
@@ -111,7 +120,9 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
             return Verdict(Status.INCORRECT_TYPE, f"returned {len(got)} value(s), expected {len(ref_leaves)}"), stats
         ref_alias = storage_aliases(ref_leaves, ref_args) if task.semantics == "view" else {}
         for (where, ref), out, meta in zip(ref_leaves, got, metas, strict=True):
-            verdict, s = compare_output(where, ref, out, semantics=task.semantics, tolerance=task.tolerance)
+            rule = active_rule(task, where, values)
+            verdict, s = (compare_declared(where, ref, out, rule, values=values, inputs=pristine, tolerance=task.tolerance)
+                          if rule else compare_output(where, ref, out, semantics=task.semantics, tolerance=task.tolerance))
             for k, x in s.items():
                 stats[k] = max(stats.get(k, 0.0), x)
             if not verdict.passed:
@@ -129,8 +140,10 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
             pairs = zip(ref_args[p.name], after or [], strict=False) if isinstance(ref_args[p.name], list) else [(ref_args[p.name], after)]
             for i, (ref, out) in enumerate(pairs):
                 sem = "deterministic" if task.semantics == "view" else task.semantics
-                verdict, s = compare_output(f"argument {p.name}" + (f"[{i}]" if isinstance(ref_args[p.name], list) else ""),
-                                            ref, out, semantics=sem, tolerance=task.tolerance)
+                where = f"argument {p.name}" + (f"[{i}]" if isinstance(ref_args[p.name], list) else "")
+                rule = None if isinstance(ref_args[p.name], list) else active_rule(task, p.name, values)
+                verdict, s = (compare_declared(where, ref, out, rule, values=values, inputs=pristine, tolerance=task.tolerance)
+                              if rule else compare_output(where, ref, out, semantics=sem, tolerance=task.tolerance))
                 for k, x in s.items():
                     stats[k] = max(stats.get(k, 0.0), x)
                 if not verdict.passed:

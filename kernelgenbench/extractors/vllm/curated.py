@@ -20,7 +20,7 @@ from kernelgenbench.errors import SourceParseError
 
 _DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
-_OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance")
+_OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance", "compare")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class CuratedEntry:
     performance: tuple[Mapping[str, Any], ...]
     file: str
     line: int
+    # The record's `compare` rules: where the upstream test leaves an output's order free.
+    compare: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def where(self) -> str:
@@ -159,6 +161,7 @@ def _entry(op: str, raw: dict[str, Any], file: str, line: int) -> CuratedEntry:
         performance=tuple(raw.get("performance") or ()),
         file=file,
         line=line,
+        compare=tuple(raw.get("compare") or ()),
     )
 
 
