@@ -171,3 +171,55 @@ def test_performance_workloads_are_accepted_realistic_and_costed(curated_tasks):
                 small.append((task.id, moved))
     assert failures == []
     assert small == []
+
+
+def test_outputs_with_documented_free_tie_order_declare_compare_rules(by_id):
+    from kernelgenbench.evaluator.judge import judge_call
+    from kernelgenbench.evaluator.status import Status
+
+    rules = lambda tid: [(c["target"], c["mode"], c.get("unless")) for c in by_id[tid].get("compare", [])]  # noqa: E731
+    assert rules("aten/sort") == [("return[1]", "ties_allowed", None)]
+    assert rules("aten/sort.values_stable") == [("return[1]", "ties_allowed", "stable"), ("indices", "ties_allowed", "stable")]
+    assert rules("aten/argmax") == [] and rules("aten/add.Tensor") == []  # argmax: "the first maximal value"
+    task = Task.from_dict(by_id["aten/sort.stable"])
+    x = torch.tensor([[2.0, 1.0, 2.0, 1.0, 3.0], [0.0, 0.0, 0.0, 5.0, 5.0]])
+    leaves = [{"type": "torch.Tensor", "device": "cpu", "alias": None}] * 2
+    header = {"event": "result", "launches": 1, "ops": [], "views": [], "leaves": leaves}
+    for stable in (False, True):
+        args = {"self": x, "stable": stable, "dim": -1, "descending": True}
+        pos, kw = split_call_args(task, args)
+        values, idx = load_code(task.reference)(*pos, **kw)
+        other = torch.tensor([[4, 2, 0, 3, 1], [4, 3, 2, 1, 0]])  # same values, ties the other way round
+        assert not torch.equal(other, idx) and torch.equal(x.gather(1, other), values)
+        verdict, _ = judge_call(task, header, {"returns": [values.clone(), other], "args": {"self": x.clone()}},
+                                ref_return=(values, idx), ref_args=args, pristine=args, device="cpu")
+        assert verdict.status is (Status.INCORRECT_NUMERICS if stable else Status.PASSED), verdict.evidence
+
+
+def test_scatter_src_accepts_any_of_colliding_writes(by_id):
+    import dataclasses
+
+    from kernelgenbench.evaluator.judge import judge_call
+    from kernelgenbench.evaluator.status import Status
+
+    rules = lambda tid: [(c["target"], c["mode"]) for c in by_id[tid].get("compare", [])]  # noqa: E731
+    assert rules("aten/scatter.src") == [("return[0]", "any_valid")]
+    assert rules("aten/scatter.src_out") == [("return[0]", "any_valid"), ("out", "any_valid")]
+    assert rules("aten/scatter.value") == [] and rules("aten/scatter.reduce") == []
+    task = Task.from_dict(by_id["aten/scatter.src"])
+    args = {"self": torch.zeros(2, 4), "dim": 1, "index": torch.tensor([[1, 1, 3], [0, 2, 2]]),
+            "src": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])}
+    pos, kw = split_call_args(task, args)
+    ref = load_code(task.reference)(*pos, **kw)
+    other = ref.clone()
+    other[0, 1] = 3.0 - other[0, 1]  # the other of the two writes to [0, 1] (1.0 or 2.0)
+    header = {"event": "result", "launches": 1, "ops": [], "views": [],
+              "leaves": [{"type": "torch.Tensor", "device": "cpu", "alias": None}]}
+
+    def judge(t, out):
+        return judge_call(t, header, {"returns": [out], "args": {k: v for k, v in args.items()}}, ref_return=ref,
+                          ref_args=args, pristine=args, device="cpu")[0]
+    assert judge(task, other).passed
+    assert judge(dataclasses.replace(task, compare=()), other).status is Status.INCORRECT_NUMERICS
+    other[1, 0] = 7.0
+    assert judge(task, other).status is Status.INCORRECT_NUMERICS

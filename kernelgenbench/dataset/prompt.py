@@ -46,7 +46,7 @@ _ENUM_DEFAULTS = {"Mean": "1", "Sum": "2"}
 _SEMANTICS = {
     "deterministic": "Every output, and every argument the op writes, is compared elementwise with the reference "
                      "within the tolerance below; shape and dtype must match exactly; integer and bool outputs are "
-                     "compared exactly. Non-finite values where the reference has none fail.",
+                     "compared exactly unless the tolerance names their dtype. Non-finite values where the reference has none fail.",
     "random": "The op draws random values: outputs are checked by shape, dtype and distribution, not elementwise "
               "(use the given generator or the global one as the reference does).",
     "uninitialized": "The output's values are unspecified: only its metadata (shape, dtype, strides, device) is checked.",
@@ -333,7 +333,7 @@ def _text(p: Prompt) -> str:
     out += ["", "## Workloads (tested on fresh random inputs of these shapes each round)", "",
             f"Dtypes: {', '.join(p.dtypes) or 'none listed'}.", "", *_workload_lines(p)]
     out += ["", "## Tolerance", "", "|out - ref| <= atol + rtol * |ref|, per dtype of the compared output "
-            "(integer and bool outputs exactly):", ""]
+            "(integer and bool outputs exactly unless their dtype is listed):", ""]
     # The tested dtypes' tolerances are what matters; a record may list more (the JSON form keeps them all).
     shown = {dt: t for dt, t in p.tolerance.items() if dt in p.dtypes} or p.tolerance
     out += [f"- {dt}: atol={t['atol']}, rtol={t['rtol']}" + (f", max_mismatch={t['max_mismatch']}"

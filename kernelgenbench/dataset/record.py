@@ -73,6 +73,36 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class Segments:
+    """How an unordered_within_segments rule cuts its target: labels per `repeat` elements, up to `limit`."""
+
+    labels: str
+    repeat: int | str = 1
+    limit: str | None = None
+
+
+@dataclass(frozen=True)
+class CompareRule:
+    """A declared relaxation of one output's comparison, where upstream leaves its order unspecified."""
+
+    target: str
+    mode: str
+    upstream: str
+    dim: int | str | None = None
+    source: str | None = None
+    distinct: bool = False
+    segments: Segments | None = None
+    unless: str | None = None
+    validator: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CompareRule:
+        """The typed rule of one (schema-valid) `compare` entry."""
+        seg = d.get("segments")
+        return cls(**{**d, "segments": Segments(**seg) if seg else None})
+
+
+@dataclass(frozen=True)
 class Task:
     """A validated task record."""
 
@@ -98,6 +128,7 @@ class Task:
     provenance: Mapping[str, Any]
     details: Mapping[str, Any]
     raw: Mapping[str, Any] = field(repr=False, compare=False)
+    compare: tuple[CompareRule, ...] = ()
 
     @classmethod
     def from_dict(cls, record: Mapping[str, Any]) -> Task:
@@ -127,6 +158,7 @@ class Task:
             provenance=record["provenance"],
             details=record["details"],
             raw=record,
+            compare=tuple(CompareRule.from_dict(c) for c in record.get("compare", ())),
         )
 
     def to_dict(self) -> dict[str, Any]:

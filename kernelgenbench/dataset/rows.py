@@ -18,7 +18,9 @@ from kernelgenbench.errors import DatasetError
 
 # Record fields stored as JSON text: their structure differs between tasks (optional keys, free-form
 # generator params, per-source details), so a fixed arrow struct would either lose keys or add nulls.
-JSON_FIELDS = ("params", "workloads", "tolerance", "cost", "details")
+JSON_FIELDS = ("params", "workloads", "tolerance", "cost", "details", "compare")
+# Record fields a record may leave out; their column holds null then, and the record read back omits them.
+OPTIONAL_FIELDS = ("compare",)
 
 _CODE = {"module": Value("string"), "function": Value("string"), "code": Value("string")}
 
@@ -48,6 +50,7 @@ FEATURES = Features(
         "tolerance": Value("string"),
         "cost": Value("string"),
         "details": Value("string"),
+        "compare": Value("string"),
         "record_version": Value("int64"),
         "num_workloads": Value("int64"),
         "content_hash": Value("string"),
@@ -80,6 +83,8 @@ COLUMN_DOCS: dict[str, str] = {
     "tolerance": "{dtype: {atol, rtol, max_mismatch?}}.",
     "cost": "{flops, bytes, unit} expressions for speed-of-light, or null.",
     "details": "Source-specific facts under the key of the source.",
+    "compare": "Declared comparison rules [{target, mode, ...}] where upstream leaves an order unspecified "
+               "(unordered, unordered_within_segments, ties_allowed); null when every output is compared as is.",
     "record_version": "Version of the record format.",
     "num_workloads": "Derived: number of workloads.",
     "content_hash": "Derived: sha256 of the record's canonical JSON; `load_tasks` checks it.",
@@ -93,7 +98,7 @@ def record_to_row(record: Mapping[str, Any]) -> dict[str, Any]:
         raise DatasetError(f"record {record.get('id', '<no id>')}: field(s) {unknown} have no dataset column; "
                            "add them to FEATURES in kernelgenbench/dataset/rows.py")
     row = {name: record[name] for name in FEATURES if name not in JSON_FIELDS and name not in DERIVED_COLUMNS}
-    row.update({name: canonical_json(record[name]) for name in JSON_FIELDS})
+    row.update({name: canonical_json(record[name]) if name in record else None for name in JSON_FIELDS})
     row["num_workloads"] = len(record["workloads"])
     row["content_hash"] = content_hash(record)
     return row
@@ -102,5 +107,8 @@ def record_to_row(record: Mapping[str, Any]) -> dict[str, Any]:
 def row_to_record(row: Mapping[str, Any]) -> dict[str, Any]:
     """The record a row was made from (derived columns dropped, JSON text parsed)."""
     record = {name: row[name] for name in FEATURES if name not in JSON_FIELDS and name not in DERIVED_COLUMNS}
-    record.update({name: json.loads(row[name]) for name in JSON_FIELDS})
+    missing = [name for name in JSON_FIELDS if row.get(name) is None and name not in OPTIONAL_FIELDS]
+    if missing:
+        raise DatasetError(f"row {row.get('id', '<no id>')}: column(s) {missing} are null")
+    record.update({name: json.loads(row[name]) for name in JSON_FIELDS if row.get(name) is not None})
     return record

@@ -97,7 +97,39 @@ def semantic_errors(record: Mapping[str, Any]) -> list[str]:
         errs.append(f"at workload_status/state: is {state!r} but the workloads make it {want!r}")
     if state != "ok" and not record.get("workload_status", {}).get("reason"):
         errs.append("at workload_status/reason: a task without full workloads must say why")
+    errs.extend(_compare_errors(record))
     return errs
+
+
+def _compare_errors(record: Mapping[str, Any]) -> list[str]:
+    """Each compare rule targets an output the record has, once, and names only its parameters and returns."""
+    params = {p["name"]: p for p in record.get("params", [])}
+    n_returns = len(record.get("returns", []))
+    is_return = lambda name: name.startswith("return[") and int(name[7:name.index("]")]) < n_returns  # noqa: E731
+    errs: list[str] = []
+    targets: set[str] = set()
+    for i, rule in enumerate(record.get("compare", [])):
+        t = rule["target"]
+        if t in targets:
+            errs.append(f"at compare/{i}/target: a second rule for {t!r}")
+        targets.add(t)
+        if not (is_return(t) or params.get(t, {}).get("mutable")):
+            errs.append(f"at compare/{i}/target: {t!r} is neither a return nor a mutable parameter")
+        seg = rule.get("segments") or {}
+        named = [rule.get("dim"), rule.get("unless"), seg.get("labels"), seg.get("repeat"), seg.get("limit")]
+        for name in [n for n in named if isinstance(n, str)]:
+            if name not in params and not is_return(name):
+                errs.append(f"at compare/{i}: {name!r} is neither a parameter nor a return")
+        if rule.get("source") is not None and rule["source"] not in params:
+            errs.append(f"at compare/{i}/source: {rule['source']!r} is not a parameter")
+        missing = [n for n in _VALIDATOR_PARAMS.get(rule.get("validator"), ()) if n not in params]
+        if missing:
+            errs.append(f"at compare/{i}/validator: {rule['validator']} reads parameters {missing} the record lacks")
+    return errs
+
+
+# The parameters each `any_valid` validator of the evaluator reads, by name.
+_VALIDATOR_PARAMS = {"scatter_writes": ("self", "dim", "index", "src")}
 
 
 def validate_record(record: Mapping[str, Any]) -> None:

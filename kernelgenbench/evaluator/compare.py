@@ -15,7 +15,7 @@ from typing import Any
 import torch
 import yaml
 
-from kernelgenbench.dataset.record import Tolerance
+from kernelgenbench.dataset.record import CompareRule, Task, Tolerance
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 
 # Fixed false-failure rate of the distribution test for random ops: a correct sampler fails one
@@ -50,10 +50,39 @@ def _exact_kind(dtype: torch.dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
 
 
-def check_metadata(where: str, ref: torch.Tensor, out: Any, *, strides: bool) -> Verdict:
-    """Type, dtype, shape and (when asked) strides of one output."""
+def type_label(cls: type) -> str:
+    """'module.qualname' of a class, read through `type`'s own descriptors; a class that borrows a name it is
+    not (a torch.Tensor subclass calling itself torch.Tensor) is said to."""
+    mod, qual = type.__dict__["__module__"].__get__(cls), type.__dict__["__qualname__"].__get__(cls)
+    name = f"{mod if type(mod) is str else '?'}.{qual if type(qual) is str else '?'}"
+    return name + (" (another type under that name)" if name == "torch.Tensor" and cls is not torch.Tensor else "")
+
+
+def _plain(where: str, ref: torch.Tensor, out: Any) -> Verdict:
+    """`out` is a plain tensor of the reference's layout, with data (not on the meta device); the reference too."""
     if type(out) is not torch.Tensor:
-        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {type(out).__qualname__}")
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {type_label(type(out))}")
+    if not isinstance(ref, torch.Tensor) or ref.layout != torch.strided or ref.is_nested or ref.is_meta:
+        return Verdict(Status.REFERENCE_ERROR, f"{where}: the reference output is not a plain strided tensor with "
+                       f"data ({ref.layout}, on {ref.device}): it cannot be compared")
+    if out.layout != ref.layout or out.is_nested:
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: layout {out.layout}{' (nested)' if out.is_nested else ''}, "
+                       f"expected {ref.layout}")
+    if out.is_meta:
+        return Verdict(Status.INCORRECT_DEVICE, f"{where}: on the meta device (a tensor without data), expected {ref.device.type}")
+    return PASS
+
+
+def _on_ref_device(ref: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """`out` where `ref` is: the worker's device check already passed, so a difference here is the transport's."""
+    return out if out.device == ref.device else out.to(ref.device)
+
+
+def check_metadata(where: str, ref: torch.Tensor, out: Any, *, strides: bool) -> Verdict:
+    """Type, layout, data, dtype, shape and (when asked) strides of one output."""
+    plain = _plain(where, ref, out)
+    if not plain.passed:
+        return plain
     if out.dtype != ref.dtype:
         return Verdict(Status.INCORRECT_DTYPE, f"{where}: dtype {dtype_name(out.dtype)}, expected {dtype_name(ref.dtype)}")
     if tuple(out.shape) != tuple(ref.shape):
@@ -77,12 +106,36 @@ def _index(flat_i: int, shape: Sequence[int]) -> list[int]:
     return idx[::-1]
 
 
-def compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance) -> tuple[Verdict, dict[str, float]]:
-    """Elementwise comparison of same-shape, same-dtype tensors; returns the verdict and error figures."""
+def exact_for(dtype: torch.dtype, tolerance: Mapping[str, Tolerance]) -> bool:
+    """Integer and bool outputs are compared exactly unless the record names a tolerance for their dtype."""
+    return _exact_kind(dtype) and dtype_name(dtype) not in tolerance
+
+
+def compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance, *,
+                   exact: bool | None = None) -> tuple[Verdict, dict[str, float]]:
+    """Elementwise comparison of same-shape, same-dtype tensors; returns the verdict and error figures.
+
+    `exact` (default: for integer and bool dtypes) compares bit for bit; otherwise `tol` applies, also to
+    integers whose record names a tolerance (upstream tests compare quantized int8 with atol=1).
+    Never raises: other tensors get a metadata verdict, `out` on another device is moved to `ref`'s, and a
+    comparison torch cannot make (an exotic dtype) is an evaluator_error with torch's message.
+    """
     stats: dict[str, float] = {"max_abs_err": 0.0, "max_rel_err": 0.0}
+    meta = check_metadata(where, ref, out, strides=False)
+    if not meta.passed:
+        return meta, stats
+    try:
+        return _compare_values(where, ref, _on_ref_device(ref, out), tol, stats, exact)
+    except (RuntimeError, TypeError, ValueError, NotImplementedError) as exc:
+        return Verdict(Status.EVALUATOR_ERROR, f"{where}: the values could not be compared ({dtype_name(ref.dtype)} "
+                       f"on {ref.device}): {type(exc).__name__}: {exc}"[:1000]), stats
+
+
+def _compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance,
+                    stats: dict[str, float], exact: bool | None) -> tuple[Verdict, dict[str, float]]:
     if ref.numel() == 0:
         return PASS, stats
-    if _exact_kind(ref.dtype):
+    if _exact_kind(ref.dtype) if exact is None else exact:
         diff = out != ref
         n = int(diff.sum())
         if n:
@@ -145,9 +198,12 @@ def ks_pvalue(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def compare_random(where: str, ref: torch.Tensor, out: torch.Tensor, *, alpha: float = RANDOM_ALPHA) -> Verdict:
     """A random op's output against an independent reference draw: metadata, finiteness, distribution."""
+    meta = check_metadata(where, ref, out, strides=False)
+    if not meta.passed:
+        return meta
     if ref.numel() < RANDOM_MIN_ELEMENTS:
         return PASS
-    r, o = ref.reshape(-1), out.reshape(-1)
+    r, o = ref.reshape(-1), _on_ref_device(ref, out).reshape(-1)
     if r.dtype.is_complex:
         r, o = torch.view_as_real(r), torch.view_as_real(o)
     r, o = r.double(), o.double()
@@ -167,8 +223,8 @@ def compare_output(where: str, ref: Any, out: Any, *, semantics: str,
     if not isinstance(ref, torch.Tensor):
         if ref is None:
             return PASS, {}
-        if isinstance(out, torch.Tensor) or type(out) is not type(ref):
-            return Verdict(Status.INCORRECT_TYPE, f"{where}: expected {type(ref).__name__}, got {type(out).__name__}"), {}
+        if type(out) is not type(ref):
+            return Verdict(Status.INCORRECT_TYPE, f"{where}: expected {type(ref).__name__}, got {type_label(type(out))}"), {}
         if isinstance(ref, float) and math.isclose(ref, out, rel_tol=1e-5, abs_tol=1e-6) or ref == out:
             return PASS, {}
         if isinstance(ref, float) and math.isnan(ref) and math.isnan(out):
@@ -179,7 +235,7 @@ def compare_output(where: str, ref: Any, out: Any, *, semantics: str,
         return meta, {}
     if semantics == "random":
         return compare_random(where, ref, out), {}
-    return compare_values(where, ref, out, tolerance_for(ref.dtype, tolerance))
+    return compare_values(where, ref, out, tolerance_for(ref.dtype, tolerance), exact=exact_for(ref.dtype, tolerance))
 
 
 def flatten(value: Any, prefix: str) -> list[tuple[str, Any]]:
@@ -196,8 +252,12 @@ def unchanged(where: str, before: Any, after: Any) -> Verdict:
     """An input the schema does not declare mutable must come back bit-identical."""
     if not isinstance(before, torch.Tensor):
         return PASS
-    if type(after) is not torch.Tensor or after.shape != before.shape or after.dtype != before.dtype:
+    if (type(after) is not torch.Tensor or after.shape != before.shape or after.dtype != before.dtype
+            or after.layout != before.layout or after.is_meta != before.is_meta):
         return Verdict(Status.UNDECLARED_MUTATION, f"{where}: the input's metadata changed during the call")
+    if before.layout != torch.strided or before.is_meta:
+        return PASS  # an input the comparison cannot read (never drawn by the evaluator): metadata only
+    after = _on_ref_device(before, after)
     differ = before != after
     if before.dtype.is_floating_point or before.dtype.is_complex:
         differ &= ~(torch.isnan(before) & torch.isnan(after))
@@ -206,3 +266,206 @@ def unchanged(where: str, before: Any, after: Any) -> Verdict:
         return Verdict(Status.UNDECLARED_MUTATION,
                        f"{where}: {n} of {before.numel()} elements written, but the schema does not declare it mutable")
     return PASS
+
+
+# --- Declared relaxations (the record's `compare` rules): where upstream leaves an order unspecified. ---
+
+
+def _sorted_pair(ref: torch.Tensor, out: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Both tensors (flat) ordered by (key, value): equal keys hold equal multisets iff the results match."""
+    def order(v: torch.Tensor) -> torch.Tensor:
+        # Stable sort by value, then stable sort by key: a lexicographic sort without lexsort.
+        by_value = torch.sort(v, stable=True).indices
+        return by_value[torch.sort(keys[by_value], stable=True).indices]
+    perm_ref = order(ref)
+    return ref[perm_ref], out[order(out)], perm_ref
+
+
+def segment_keys(shape: Sequence[int], labels: torch.Tensor, repeat: int, limit: torch.Tensor | None) -> torch.Tensor:
+    """Per element of a target, the key of its segment; elements past `limit` get a key of their own.
+
+    The target is cut into rows: one per element of `limit` (else its leading dims), each row of `labels`
+    reshaped to as many rows. Element j of row r has label labels[r, j // repeat]; a run of equal
+    consecutive labels is one segment.
+    """
+    numel = math.prod(shape)
+    rows = limit.numel() if limit is not None else (math.prod(shape[:-1]) if len(shape) > 1 else 1)
+    if not numel or not rows or numel % rows or labels.numel() % rows or not labels.numel():
+        # Outputs that do not fit the declaration get no freedom: every element is its own segment.
+        return torch.arange(numel, device=labels.device)
+    n = numel // rows
+    lab = labels.reshape(rows, -1)
+    pos = torch.arange(n, device=labels.device)
+    col = (pos // max(int(repeat), 1)).clamp(max=lab.shape[1] - 1)
+    per = lab[:, col]
+    seg = torch.zeros(rows, n, dtype=torch.int64, device=labels.device)
+    if n > 1:
+        seg[:, 1:] = (per[:, 1:] != per[:, :-1]).long().cumsum(1)
+    lim = torch.full((rows,), n, device=labels.device) if limit is None else limit.reshape(-1).long().clamp(0, n)
+    inside = pos[None, :] < lim.reshape(rows, 1)
+    # Segments live in [0, n); each element outside the limit is its own key in [n, 2n).
+    key = torch.where(inside, seg, n + pos[None, :])
+    return (key + torch.arange(rows, device=labels.device)[:, None] * (2 * n)).reshape(-1)
+
+
+def compare_unordered(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance, *,
+                      keys: torch.Tensor, what: str, exact: bool | None = None) -> tuple[Verdict, dict[str, float]]:
+    """Values compared as multisets per key (same-shape tensors; `keys` flat, one per element)."""
+    if ref.numel() == 0:
+        return PASS, {"max_abs_err": 0.0, "max_rel_err": 0.0}
+    r, o, perm = _sorted_pair(ref.reshape(-1), out.reshape(-1), keys)
+    verdict, stats = compare_values(where, r, o, tol, exact=exact)
+    if verdict.passed:
+        return verdict, stats
+    bad = (r != o) if (_exact_kind(r.dtype) if exact is None else exact) else ~torch.isclose(_as_wide(o), _as_wide(r), rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    i = int(bad.nonzero()[0]) if bool(bad.any()) else 0
+    n = int(bad.sum())
+    return Verdict(Status.INCORRECT_NUMERICS,
+                   f"{where}: {n} of {ref.numel()} elements differ even {what}; first in the group holding "
+                   f"{_index(int(perm[i]), ref.shape)}: got {o[i].item()}, expected {r[i].item()}"), stats
+
+
+def compare_tied_indices(where: str, ref: torch.Tensor, out: torch.Tensor, source: torch.Tensor, dim: int | None, *,
+                         distinct: bool) -> Verdict:
+    """Indices into `source` along `dim` that may differ from the reference's only between equal values."""
+    if ref.numel() == 0:
+        return PASS
+    src = source.reshape(-1) if dim is None else source
+    d = 0 if dim is None else dim % max(src.dim(), 1)
+    r_idx, o_idx = ref.to(torch.int64), out.to(torch.int64)
+    if dim is None:
+        r_idx, o_idx = r_idx.reshape(-1), o_idx.reshape(-1)
+    elif o_idx.dim() == src.dim() - 1:  # keepdim=False: the reduced dim is gone
+        r_idx, o_idx = r_idx.unsqueeze(d), o_idx.unsqueeze(d)
+    size = src.shape[d] if src.dim() else 1
+    bad = (o_idx < 0) | (o_idx >= size)
+    if bool(bad.any()):
+        i = int(bad.reshape(-1).nonzero()[0])
+        return Verdict(Status.INCORRECT_NUMERICS, f"{where}: index {o_idx.reshape(-1)[i].item()} at {_index(i, out.shape)} "
+                                                  f"is outside [0, {size}) of {tuple(src.shape)} along dim {d}")
+    got, want = src.gather(d, o_idx), src.gather(d, r_idx.clamp(0, max(size - 1, 0)))
+    differ = got != want
+    if src.dtype.is_floating_point or src.dtype.is_complex:
+        differ &= ~(torch.isnan(got) & torch.isnan(want))
+    if bool(differ.any()):
+        i = int(differ.reshape(-1).nonzero()[0])
+        return Verdict(Status.INCORRECT_NUMERICS,
+                       f"{where}: {int(differ.sum())} of {ref.numel()} indices point at other values than the reference's "
+                       f"(ties may be broken either way, other values may not); first at {_index(i, out.shape)}: got index "
+                       f"{o_idx.reshape(-1)[i].item()} (value {got.reshape(-1)[i].item()}), expected "
+                       f"{r_idx.reshape(-1)[i].item()} (value {want.reshape(-1)[i].item()})")
+    if distinct and o_idx.shape[d] > 1:
+        s = torch.sort(o_idx, dim=d).values
+        rep = s.narrow(d, 1, s.shape[d] - 1) == s.narrow(d, 0, s.shape[d] - 1)
+        if bool(rep.any()):
+            i = int(rep.reshape(-1).nonzero()[0])
+            return Verdict(Status.INCORRECT_NUMERICS, f"{where}: index {s.narrow(d, 1, s.shape[d] - 1).reshape(-1)[i].item()} "
+                                                      f"repeats along dim {d}; each must be chosen once")
+    return PASS
+
+
+def scatter_writes(where: str, out: torch.Tensor, values: Mapping[str, Any], inputs: Mapping[str, Any]) -> Verdict:
+    """out = self with src written along dim at index, any one of several writes to one element winning.
+
+    Reads the op's own parameters (self, dim, index, src; self and src as they were before the call).
+    """
+    base, index, src = inputs["self"], inputs["index"], inputs["src"]
+    dim = int(values["dim"])
+    if base.dim() == 0:
+        base, out, index, src = base.reshape(1), out.reshape(1), index.reshape(1), src.reshape(1)
+    d = dim % base.dim()
+    idx = index.long()
+    coords = list(torch.meshgrid(*[torch.arange(n, device=idx.device) for n in idx.shape], indexing="ij"))
+    coords[d] = idx
+    strides = torch.empty(base.shape, device="meta").stride()
+    flat = sum(c * st for c, st in zip(coords, strides, strict=True)).reshape(-1)
+    val = src[tuple(slice(0, n) for n in idx.shape)].reshape(-1)
+    o, b = out.reshape(-1), base.reshape(-1)
+
+    def same(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        eq = x == y
+        return eq | (torch.isnan(x) & torch.isnan(y)) if x.dtype.is_floating_point or x.dtype.is_complex else eq
+    written = torch.zeros(o.numel(), dtype=torch.bool, device=o.device).index_fill_(0, flat, True)
+    hits = torch.zeros(o.numel(), dtype=torch.int64, device=o.device).index_put_((flat,), same(o[flat], val).long(),
+                                                                                accumulate=True)
+    ok = torch.where(written, hits > 0, same(o, b))
+    if bool(ok.all()):
+        return PASS
+    i = int((~ok).nonzero()[0])
+    what = "none of the values scattered there" if bool(written[i]) else "the input's value (nothing is scattered there)"
+    return Verdict(Status.INCORRECT_NUMERICS, f"{where}: {int((~ok).sum())} of {o.numel()} elements hold neither; first "
+                                              f"at {_index(i, out.shape)}: got {o[i].item()}, expected {what}")
+
+
+# Validators of `any_valid` rules: the record names one; each reads the op's arguments by their names.
+VALIDATORS = {"scatter_writes": scatter_writes}
+
+
+def _default_value(text: str | None) -> Any:
+    """An int or bool parameter's upstream default text as a value ('-1' -> -1, 'False' -> False)."""
+    table = {"True": True, "False": False, "None": None}
+    if text in table:
+        return table[text]
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def rule_values(task: Task, ref_args: Mapping[str, Any], ref_leaves: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    """What rules may name: the reference's arguments after its call (upstream defaults for absent ones), its returns."""
+    values = {p.name: _default_value(p.default) for p in task.params if p.name not in ref_args}
+    values.update(ref_args)
+    values.update(dict(ref_leaves))
+    if "return" in values:  # a single returned tensor: rules name it 'return[0]'
+        values["return[0]"] = values["return"]
+    return values
+
+
+def active_rule(task: Task, target: str, values: Mapping[str, Any]) -> CompareRule | None:
+    """The task's rule for this target, unless its `unless` flag is set in this call."""
+    # A single returned tensor flattens to the path 'return'; records name it 'return[0]' as for tuples.
+    target = "return[0]" if target == "return" else target
+    for rule in task.compare:
+        if rule.target == target and not (rule.unless and values.get(rule.unless) is True):
+            return rule
+    return None
+
+
+def _int(x: int | str | None, values: Mapping[str, Any]) -> int | None:
+    v = values.get(x) if isinstance(x, str) else x
+    return int(v.item()) if isinstance(v, torch.Tensor) else (None if v is None else int(v))
+
+
+def compare_declared(where: str, ref: Any, out: Any, rule: CompareRule, *, values: Mapping[str, Any],
+                     inputs: Mapping[str, Any], tolerance: Mapping[str, Tolerance]) -> tuple[Verdict, dict[str, float]]:
+    """One output by its declared rule: metadata as usual, then values by the rule's mode."""
+    if not isinstance(ref, torch.Tensor):
+        return compare_output(where, ref, out, semantics="deterministic", tolerance=tolerance)
+    meta = check_metadata(where, ref, out, strides=False)
+    if not meta.passed:
+        return meta, {}
+    tol = tolerance_for(ref.dtype, tolerance)
+    if rule.mode == "any_valid":
+        return VALIDATORS[rule.validator](where, out, values, {**values, **inputs}), {}
+    if rule.mode == "ties_allowed":
+        source = inputs.get(rule.source, values.get(rule.source))
+        return compare_tied_indices(where, ref, out, source, _int(rule.dim, values), distinct=rule.distinct), {}
+    if rule.mode == "unordered_within_segments":
+        seg = rule.segments
+        limit = values.get(seg.limit) if seg.limit else None
+        if limit is not None and not isinstance(limit, torch.Tensor):
+            limit = torch.tensor([int(limit)])
+        keys = segment_keys(ref.shape, values[seg.labels], _int(seg.repeat, values) or 1,
+                            None if limit is None else limit.to(ref.device))
+        return compare_unordered(where, ref, out, tol, keys=keys.to(ref.device), exact=exact_for(ref.dtype, tolerance),
+                                 what="comparing each segment as a set (its order is free)")
+    dim = _int(rule.dim, values)
+    if dim is None or ref.dim() == 0:
+        r, o = ref.reshape(-1), out.reshape(-1)
+    else:
+        r, o = ref.movedim(dim, -1).contiguous(), out.movedim(dim, -1).contiguous()
+    n = r.shape[-1] if r.dim() else 1
+    keys = torch.arange(r.numel(), device=r.device) // max(n, 1)
+    return compare_unordered(where, r, o, tol, keys=keys, exact=exact_for(ref.dtype, tolerance),
+                             what=f"as a multiset along dim {rule.dim}")

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from kernelgenbench.evaluator.checks.base import Check, judge_report
 from kernelgenbench.evaluator.checks.exception import CHECK as EXCEPTION
+from kernelgenbench.evaluator.checks.launch_ops import CHECK as LAUNCH_OPS
 from kernelgenbench.evaluator.checks.no_launch import CHECK as NO_LAUNCH
+from kernelgenbench.evaluator.checks.packing import CHECK as PACKING
+from kernelgenbench.evaluator.checks.profiled_ops import CHECK as PROFILED_OPS
 from kernelgenbench.evaluator.checks.tampering import CHECK as TAMPERING
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 
-REGISTRY: tuple[Check, ...] = (TAMPERING, EXCEPTION, TORCH_FALLBACK, NO_LAUNCH)
+REGISTRY: tuple[Check, ...] = (TAMPERING, PACKING, EXCEPTION, TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, NO_LAUNCH)
 
 __all__ = ["REGISTRY", "Check", "judge_report"]

@@ -75,7 +75,7 @@ def base_record(
         "curated_name": curated_name,
         "description_from": doc_from,
     }
-    return {
+    record = {
         "record_version": 1,
         "id": f"aten/{pf.qualified_name}",
         "source": "aten",
@@ -107,3 +107,7 @@ def base_record(
         "benchmarks": ["ms", "mc"] if curated else [],
         "details": {"aten": details},
     }
+    rules = policies.compare_rules(name, params, len(record["returns"]))
+    if rules:
+        record["compare"] = rules
+    return record

@@ -23,7 +23,7 @@ from kernelgenbench.errors import SourceParseError
 _DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
 _OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
-             "revisions", "removed")
+             "compare", "revisions", "removed")
 _REVISION_KEYS = ("since", "name", "schema", "function", "inputs", "fixed", "description")
 
 
@@ -67,6 +67,8 @@ class CuratedEntry:
     performance: tuple[Mapping[str, Any], ...]
     file: str
     line: int
+    # The record's `compare` rules: where the upstream test leaves an output's order free.
+    compare: tuple[Mapping[str, Any], ...] = ()
     revisions: tuple[SchemaRevision, ...] = ()  # later schemas, oldest first; `schema` is the first checked one's
     removed: str | None = None  # the first checked release without the op
 
@@ -226,6 +228,7 @@ def _entry(op: str, raw: dict[str, Any], file: str, line: int) -> CuratedEntry:
         performance=tuple(raw.get("performance") or ()),
         file=file,
         line=line,
+        compare=tuple(raw.get("compare") or ()),
         revisions=revisions,
         removed=str(raw["removed"]) if raw.get("removed") else None,
     )

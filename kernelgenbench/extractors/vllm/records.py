@@ -253,4 +253,6 @@ def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], 
         "benchmarks": ["ms"] if ok and inp.curated_name else [],
         "details": {"vllm": details},
     }
+    if ok and entry and entry.compare:
+        record["compare"] = [dict(c) for c in entry.compare]
     return record, status, differences
