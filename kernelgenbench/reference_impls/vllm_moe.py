@@ -177,12 +177,8 @@ def moe_align_block_size(
     experts_ids: torch.Tensor,
     num_tokens_post_pad: torch.Tensor,
     maybe_expert_map: torch.Tensor | None,
-    scatter_idx: torch.Tensor | None = None,
 ) -> None:
     """Group the flattened (token, k) slots of topk_ids by expert, each expert's run padded to block_size.
-
-    scatter_idx (schema from vLLM 0.33.0; None is the 0.13.0 behaviour): int32 [numel], slot i gets i when
-    its expert is local (kept), -1 when the expert map drops it.
 
     sorted_token_ids (all of it) = numel except the runs; experts_ids[b] = expert of block b for the used
     blocks, 0 for the rest up to ceil(sorted_token_ids.numel() / block_size); num_tokens_post_pad[0] = used
@@ -192,9 +188,6 @@ def moe_align_block_size(
     total = _align_into(ids, keep, num_experts, block_size, ids.numel(), sorted_token_ids.view(-1),
                         experts_ids.view(-1), 0)
     num_tokens_post_pad.view(-1)[0] = total
-    if scatter_idx is not None:
-        slots = torch.arange(ids.numel(), dtype=torch.int32, device=scatter_idx.device)
-        scatter_idx.view(-1).copy_(torch.where(keep.reshape(-1).to(scatter_idx.device), slots, -1))
 
 
 def batched_moe_align_block_size(
@@ -436,6 +429,27 @@ def make_shuffle_rows_inputs(params: dict, *, seed: int, device: str) -> dict:
 
 
 # ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)
+
+
+def moe_align_block_size_v033(
+    topk_ids: torch.Tensor,
+    num_experts: int,
+    block_size: int,
+    sorted_token_ids: torch.Tensor,
+    experts_ids: torch.Tensor,
+    num_tokens_post_pad: torch.Tensor,
+    maybe_expert_map: torch.Tensor | None,
+    scatter_idx: torch.Tensor | None = None,
+) -> None:
+    """moe_align_block_size as vLLM 0.33.0 on has it: the blocks past the used ones get expert id -1 (0 at
+    0.13.0), and scatter_idx (int32 [numel], optional) gets i for each kept slot i, -1 for a dropped one."""
+    ids, keep = _local_ids(topk_ids, num_experts, maybe_expert_map)
+    total = _align_into(ids, keep, num_experts, block_size, ids.numel(), sorted_token_ids.view(-1),
+                        experts_ids.view(-1), -1)
+    num_tokens_post_pad.view(-1)[0] = total
+    if scatter_idx is not None:
+        slots = torch.arange(ids.numel(), dtype=torch.int32, device=scatter_idx.device)
+        scatter_idx.view(-1).copy_(torch.where(keep.reshape(-1).to(scatter_idx.device), slots, -1))
 
 
 def moe_sum_v033(input: torch.Tensor, output: torch.Tensor, topk_ids: torch.Tensor | None = None,
