@@ -119,7 +119,7 @@ def _watched() -> dict[str, tuple[Any, str]]:
         for n, v in vars(mod).items():
             if callable(v) and getattr(v, "__module__", None) == modname:
                 pairs[f"{modname}.{n}"] = (mod, n)
-        for cls_name in ("DispatchRecorder", "LaunchCounter"):
+        for cls_name in ("DispatchRecorder", "LaunchCounter", "Session", "ThreadWatch"):
             cls = getattr(mod, cls_name, None)
             if isinstance(cls, type) and cls.__module__ == modname:
                 for n, v in vars(cls).items():
@@ -159,50 +159,71 @@ def _tampered(watched: dict[str, tuple[Any, str]], snap: dict[str, Any]) -> list
 
 
 class _Activity:
-    """Threads started and side streams created by the candidate, counted (by wrapping their constructors)
-    only while it is being imported or called; the evaluator's own timing may create both."""
+    """Threads the candidate left or started (sandbox/threads.py: OS threads against a baseline taken after
+    the runtime is warmed up, before the import), and the device-activity profiler's warm-up
+    (sandbox/activity.py). `armed` while the candidate is imported or called; each call's evidence goes into
+    its header (`_run_call`), judged by evaluator/checks."""
+
+    current: _Activity | None = None  # the installed one, read by `_run_call`
 
     def __init__(self) -> None:
-        self.threads: list[threading.Thread] = []
-        self.streams_created = 0
-        self.armed = False
+        from kernelgenbench.sandbox.threads import ThreadWatch
+
+        self.watch = ThreadWatch()
+
+    @property
+    def armed(self) -> bool:
+        """Thread starts are recorded while armed."""
+        return self.watch.armed
+
+    @armed.setter
+    def armed(self, value: bool) -> None:
+        self.watch.armed = value
 
     def install(self) -> None:
-        import torch
+        """Warm the runtime up, then take the thread baseline and watch thread starts."""
+        from kernelgenbench.sandbox import activity, launches
 
-        start = threading.Thread.start
-        act = self
-
-        def counted_start(thread: threading.Thread) -> None:
-            if act.armed:
-                act.threads.append(thread)
-            start(thread)
-
-        threading.Thread.start = counted_start  # type: ignore[method-assign]
-        for kind in ("cuda", "xpu"):
-            mod = getattr(torch, kind, None)
-            stream_cls = getattr(mod, "Stream", None) if mod is not None else None
-            if isinstance(stream_cls, type) and "__new__" in stream_cls.__dict__:
-                orig_new = stream_cls.__dict__["__new__"]
-                orig_new = orig_new.__func__ if isinstance(orig_new, staticmethod) else orig_new
-
-                def counted_new(cls: type, *a: Any, _orig: Any = orig_new, **kw: Any) -> Any:
-                    if act.armed:
-                        act.streams_created += 1
-                    return _orig(cls, *a, **kw)
-
-                stream_cls.__new__ = staticmethod(counted_new)  # type: ignore[assignment]
+        device = _warm_up()
+        launches.watch_loaded_kernels()
+        activity.warm_up(device)
+        self.watch.install()
+        self.watch.take_baseline()
+        _Activity.current = self
 
     def evidence(self) -> list[str]:
-        ev = []
-        if self.threads:
-            ev.append(f"candidate started thread(s) {[t.name for t in self.threads]}")
-        alive = [t.name for t in self.threads if t.is_alive()]
-        if alive:
-            ev.append(f"thread(s) still running: {alive}")
-        if self.streams_created:
-            ev.append(f"candidate created {self.streams_created} side stream(s)")
-        return ev
+        """Tampering marks: the watch itself undone (threads are judged per call from the header's "threads")."""
+        marks = self.watch.broken()
+        if _Activity.current is not self:
+            marks.append("the worker's thread watch was replaced")
+        return marks
+
+
+def _warm_up() -> str:
+    """Start the runtime's own threads (CPU pool, numpy's BLAS, device context and libraries) before the
+    baseline; the device the worker runs on ('cpu' when Triton interprets)."""
+    import torch
+
+    (torch.ones(64, 64) @ torch.ones(64, 64)).sum()
+    torch.ones(1 << 16).add_(1)
+    try:
+        import numpy
+
+        numpy.ones((64, 64)) @ numpy.ones((64, 64))
+    except ImportError:
+        pass
+    if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
+        return "cpu"
+    device = f"cuda:{torch.cuda.current_device()}"
+    (torch.ones(64, 64, device=device) @ torch.ones(64, 64, device=device)).sum().item()
+    try:
+        from triton.runtime import driver
+
+        driver.active.get_current_stream(driver.active.get_current_device())
+    except Exception:  # noqa: BLE001 - a triton without this driver API: its threads start later, if any
+        pass
+    torch.cuda.synchronize()
+    return device
 
 
 def _import_candidate(path: str) -> Any:
@@ -319,6 +340,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     argument does.
     """
     from kernelgenbench.evaluator.inputs import split_call_args
+    from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import DispatchRecorder
     from kernelgenbench.sandbox.launches import LaunchCounter
 
@@ -330,27 +352,37 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     pos, kw = split_call_args(task, args)
     rec = DispatchRecorder()
     counter = LaunchCounter(rec)
-    t0 = time.perf_counter()
+    watch = _Activity.current.watch if _Activity.current is not None else None
+    at_start = watch.new() if watch is not None else []
+    if watch is not None:
+        watch.started.clear()
+    session = Session(device, counter.range_name)  # one profiler session per call (sandbox/activity.py)
     try:
-        with counter.active(), rec:
-            ret = fn(*pos, **kw)
-        _sync(device)
+        with session:
+            t0 = time.perf_counter()
+            with counter.active(), rec:
+                ret = fn(*pos, **kw)
+            _sync(device)
+            elapsed = time.perf_counter() - t0
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return {"event": "error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
                 "message": str(exc)[:500], "traceback": _trace(exc),
-                "launches": dict(counter.launches), "ops": list(rec.ops)}, None
-    elapsed = time.perf_counter() - t0
+                "launches": dict(counter.launches), "launch_ranges": counter.ranges, "ops": list(rec.ops),
+                **_evidence(session, watch, at_start)}, None
     leaves = _flatten(ret) if ret is not None else []
     header = {
         "event": "result",
         "elapsed_s": elapsed,
         "compile_s": counter.compile_s,
         "launches": dict(counter.launches),
+        "launch_ranges": counter.ranges,
         "ops": list(rec.ops),
         "views": sorted(rec.views),
         "ops_in_launch": sum(rec.in_launch.values()),
         "returns_none": ret is None,
         "leaves": [_leaf_meta(v, storages) for v in leaves],
+        "sizes": _sizes(args, leaves),
+        **_evidence(session, watch, at_start),
     }
     t1 = time.perf_counter()
     sent_args = {k: v if _has_tensor(v) else None for k, v in args.items()}
@@ -370,6 +402,31 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     except (TypeError, ValueError, RuntimeError) as exc:  # what the candidate returned cannot travel
         header["transfer_error"] = f"{type(exc).__name__}: {exc}"[:300]
         return header, None
+
+
+def _evidence(session: Any, watch: Any, at_start: list[str]) -> dict[str, Any]:
+    """The device-activity profile and the threads of one call (after the call)."""
+    from kernelgenbench.sandbox.launches import loaded_kernels
+
+    out: dict[str, Any] = {"profile": session.report(loaded_kernels())}
+    if watch is not None:
+        out["threads"] = watch.call_report(at_start)
+    return out
+
+
+def _tensor_size(value: Any) -> list[int] | None:
+    """[numel, bytes] over the tensors in a value (None when it holds none)."""
+    tensors = [t for t in _flatten(value) if hasattr(t, "untyped_storage")]
+    if not tensors:
+        return None
+    return [sum(t.numel() for t in tensors), sum(t.numel() * t.element_size() for t in tensors)]
+
+
+def _sizes(args: dict[str, Any], leaves: list[Any]) -> dict[str, Any]:
+    """Sizes of what the call was given and produced: per returned leaf and per tensor argument (after the
+    call: an `out=` argument may have been resized)."""
+    sized = {k: _tensor_size(v) for k, v in args.items()}
+    return {"returns": [_tensor_size(v) for v in leaves], "args": {k: v for k, v in sized.items() if v is not None}}
 
 
 def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str) -> dict[str, Any]:

@@ -9,11 +9,17 @@ trigger it. `REGISTRY` holds them in the order they are judged; the first that f
 from __future__ import annotations
 
 from kernelgenbench.evaluator.checks.base import Check, judge_report
+from kernelgenbench.evaluator.checks.device_recorder import CHECK as DEVICE_RECORDER
 from kernelgenbench.evaluator.checks.exception import CHECK as EXCEPTION
+from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
 from kernelgenbench.evaluator.checks.no_launch import CHECK as NO_LAUNCH
+from kernelgenbench.evaluator.checks.side_stream import CHECK as SIDE_STREAM
 from kernelgenbench.evaluator.checks.tampering import CHECK as TAMPERING
+from kernelgenbench.evaluator.checks.threads import CHECK as THREADS
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 
-REGISTRY: tuple[Check, ...] = (TAMPERING, EXCEPTION, TORCH_FALLBACK, NO_LAUNCH)
+# Tampering first (the evidence itself is in doubt), then what was raised, then where the work was done.
+REGISTRY: tuple[Check, ...] = (TAMPERING, THREADS, SIDE_STREAM, DEVICE_RECORDER, EXCEPTION, HOST_COMPUTE,
+                               TORCH_FALLBACK, NO_LAUNCH)
 
 __all__ = ["REGISTRY", "Check", "judge_report"]

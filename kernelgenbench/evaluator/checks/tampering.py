@@ -1,4 +1,4 @@
-"""Tampering: the evaluator's functions replaced, threads or side streams left behind (the worker says which)."""
+"""Tampering: the evaluator's functions or the worker's recorders replaced (the worker says which)."""
 
 from __future__ import annotations
 
@@ -19,5 +19,5 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 CHECK = Check(
     name="tampering", status=Status.TAMPERING, collector="worker", judge=judge,
     prompt="Caching results between calls, or touching the evaluator, its timers or its comparison functions.",
-    corpus=("tamper_allclose", "tamper_compare", "tamper_timer", "thread", "side_stream"),
+    corpus=("tamper_allclose", "tamper_compare", "tamper_timer"),
 )
