@@ -18,6 +18,7 @@ when it did, a session that fails or records nothing during a call is the candid
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -34,18 +35,19 @@ _LIBRARIES = (("cublas", "cublas"), ("cutlass", "cutlass"), ("cudnn", "cudnn"), 
 _STATE = {"expected": False, "reason": "no session ran before the candidate was imported"}
 
 
+@functools.cache
 def _experimental_config() -> Any:
     """All threads, overload names and kernel metadata where this torch has them (2.11 and 2.13 do)."""
     from torch._C._profiler import _ExperimentalConfig
 
-    wanted = {"profile_all_threads": True, "capture_overload_names": True, "expose_kineto_event_metadata": True}
-    while True:
+    kept: dict[str, bool] = {}
+    for option in ("profile_all_threads", "capture_overload_names", "expose_kineto_event_metadata"):
         try:
-            return _ExperimentalConfig(**wanted)
-        except TypeError:  # an older torch: drop the newest option and try again
-            if not wanted:
-                raise
-            wanted.popitem()
+            _ExperimentalConfig(**kept, **{option: True})
+        except TypeError:  # an older torch without this option: go without it
+            continue
+        kept[option] = True
+    return _ExperimentalConfig(**kept)
 
 
 def _device_kind(device: str) -> str:
@@ -91,6 +93,7 @@ class Session:
             _prepare_profiler(config, acts)
             _enable_profiler(config, acts)
             self._on = True
+            self._mark("begin")
             _marker(self.kind)
         except RuntimeError as exc:  # another session running (the candidate's?), or no profiler here
             self._error = f"profiler did not start: {exc}"[:300]
@@ -104,10 +107,20 @@ class Session:
         try:
             _marker(self.kind)
             self._sync()
+            self._mark("end")
             self._events = list(_disable_profiler().events())
         except RuntimeError as exc:  # the session was stopped or replaced during the call
             self._error = f"profiler stopped during the call: {exc}"[:300]
         self._on = False
+
+    def _mark(self, which: str) -> None:
+        """A host-side range that must be in the events: a session stopped or restarted loses it."""
+        try:
+            from torch._C._profiler import _RecordFunctionFast as mark
+        except ImportError:  # an older torch
+            from torch.autograd.profiler import record_function as mark
+        with mark(f"{self.launch_range}_{which}"):
+            pass
 
     def _sync(self) -> None:
         if self.kind != "cpu":
@@ -120,6 +133,11 @@ class Session:
         base = {"expected": _STATE["expected"], "device": self.kind}
         if self._events is None:
             return {**base, "available": False, "reason": self._error or "profiler did not run"}
+        names = {e.name() for e in self._events}
+        lost = [w for w in ("begin", "end") if f"{self.launch_range}_{w}" not in names]
+        if lost:
+            return {**base, "available": False,
+                    "reason": f"the session was stopped or restarted during the call (its {' and '.join(lost)} mark lost)"}
         cpu_ops, in_launch, ranges = _cpu_ops(self._events, self.launch_range)
         kernels, call_stream, memcpy = _device_activity(self._events, frozenset(triton_kernels))
         return {**base, "available": True, "reason": "", "cpu_ops": dict(cpu_ops),
@@ -204,11 +222,12 @@ def warm_up(device: str) -> None:
     """Run one session before the candidate is imported: the profiler's own threads start now (part of the
     thread baseline), and a later failure can be told from a profiler that never worked here."""
     try:
-        with Session(device, "kgb_warm_up") as s:
-            import torch
+        for _ in range(2):  # a second session starts whatever the profiler starts only when restarted
+            with Session(device, "kgb_warm_up") as s:
+                import torch
 
-            torch.ones(4).add_(1)
-        rep = s.report(())
+                torch.ones(4).add_(1)
+            rep = s.report(())
     except Exception as exc:  # noqa: BLE001 - no profiler here: calls report it unavailable, not expected
         _STATE.update(expected=False, reason=f"profiler warm-up failed: {exc!r}"[:300])
         return
