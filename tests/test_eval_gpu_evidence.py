@@ -3,11 +3,14 @@ host copies as evidence of host compute, device kernels attributed to Triton or 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
-from eval_helpers import corpus
+from eval_helpers import EXAMPLE_TASKS, corpus, example_rows, write_jsonl
 from evidence_helpers import ADD_KERNEL, example_task, serve
 
+import kernelgenbench
 from kernelgenbench.evaluator.status import Status
 
 pytestmark = pytest.mark.gpu
@@ -130,3 +133,13 @@ def test_library_kernel_is_attributed_to_its_library(tmp_path):
     assert any(k["library"] in ("cublas", "cutlass") for k in kernels), kernels
     assert verdict.status in (Status.TORCH_FALLBACK, Status.NO_TRITON_LAUNCH)
     assert "aten::mm" in reply.header["profile"]["cpu_ops"]
+
+
+def test_workload_rows_name_the_kernels_that_ran(tmp_path):
+    rows = [r for r in example_rows() if r["candidate_id"] == "example:aten__add.Tensor"]
+    out = tmp_path / "r.jsonl"
+    results = kernelgenbench.evaluate(write_jsonl(tmp_path / "s.jsonl", rows), dataset=EXAMPLE_TASKS, device="auto",
+                                      out=out, timing={"reps": 5, "warmup": 1})
+    assert [r.status for r in results] == [Status.PASSED]
+    workloads = [json.loads(line) for line in out.read_text().splitlines() if json.loads(line)["kind"] == "workload"]
+    assert workloads and any(k["origin"] == "triton" for w in workloads for k in w["kernels"] or []), workloads

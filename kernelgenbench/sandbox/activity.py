@@ -5,6 +5,7 @@ on accelerators every device kernel with the stream it ran on and every memcpy w
 size. The report (the call header's "profile" key):
 
     {"available": bool, "reason": str, "expected": bool, "device": "cpu" | "cuda" | ...,
+     "options": [...],                           # the profiler options this torch has ("profile_all_threads", ...)
      "cpu_ops": {"aten::add.Tensor": n, ...},   # aten ops (nested ones too) outside Triton launches, all threads
      "cpu_ops_in_launch": {...},                 # aten ops inside a Triton launch range (LaunchCounter.range_name)
      "launch_ranges": n,                         # those launch ranges the profiler saw
@@ -32,7 +33,7 @@ _LIBRARIES = (("cublas", "cublas"), ("cutlass", "cutlass"), ("cudnn", "cudnn"), 
               ("gemm", "cublas"), ("at::", "aten"), ("native::", "aten"), ("c10::", "aten"),
               ("cub::", "cub"), ("thrust::", "thrust"), ("nccl", "nccl"), ("flash", "flash-attn"))
 
-_STATE = {"expected": False, "reason": "no session ran before the candidate was imported"}
+_STATE: dict[str, Any] = {"expected": False, "reason": "no session ran before the candidate was imported"}
 
 
 @functools.cache
@@ -47,6 +48,7 @@ def _experimental_config() -> Any:
         except TypeError:  # an older torch without this option: go without it
             continue
         kept[option] = True
+    _STATE["options"] = sorted(kept)
     return _ExperimentalConfig(**kept)
 
 
@@ -130,7 +132,7 @@ class Session:
 
     def report(self, triton_kernels: Iterable[str]) -> dict[str, Any]:
         """The contract's "profile" dict (see the module docstring)."""
-        base = {"expected": _STATE["expected"], "device": self.kind}
+        base = {"expected": _STATE["expected"], "device": self.kind, "options": _STATE.get("options", [])}
         if self._events is None:
             return {**base, "available": False, "reason": self._error or "profiler did not run"}
         names = {e.name() for e in self._events}
@@ -190,8 +192,8 @@ def _device_activity(events: list[Any], triton_kernels: frozenset[str]
     from torch.autograd import DeviceType
 
     device = sorted((e for e in events if e.device_type() != DeviceType.CPU), key=lambda e: e.start_ns())
-    kernels = [e for e in device if e.activity_type() == "kernel"]
-    markers = [e for e in kernels if _MARKER in e.name()]
+    kernels = [e for e in device if _kind(e) == "kernel"]
+    markers = [e for e in kernels if _MARKER in e.name() and "::" in e.name()]  # never a Triton name
     call_stream = markers[0].device_resource_id() if markers else None
     ours = {id(markers[0]), id(markers[-1])} if markers else set()
     table: dict[tuple[str, int], dict[str, Any]] = {}
@@ -204,12 +206,23 @@ def _device_activity(events: list[Any], triton_kernels: frozenset[str]
         row["us"] += e.duration_ns() / 1000.0
     memcpy = []
     for e in device:
-        is_copy = e.activity_type() == "gpu_memcpy" or e.name().startswith("Memcpy")
-        m = _MEMCPY_KIND.search(e.name()) if is_copy else None
+        m = _MEMCPY_KIND.search(e.name()) if _kind(e) == "memcpy" else None
         if m is not None:
             memcpy.append({"kind": m.group(1), "bytes": int(_metadata(e).get("bytes", 0) or 0),
                            "stream": e.device_resource_id()})
     return list(table.values()), call_stream, memcpy
+
+
+def _kind(event: Any) -> str:
+    """'kernel', 'memcpy', 'memset' or 'other' (device-side annotations, syncs) for a device event."""
+    activity = event.activity_type() if hasattr(event, "activity_type") else None  # torch 2.12 on
+    if activity is not None:
+        return {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}.get(activity, "other")
+    # Before: device records are kernels (named by their symbol), copies, sets, and the annotations' mirrors.
+    if event.is_user_annotation():
+        return "other"
+    name = event.name()
+    return "memcpy" if name.startswith("Memcpy") else "memset" if name.startswith("Memset") else "kernel"
 
 
 def _kernel_row(name: str, stream: int, triton_kernels: frozenset[str]) -> dict[str, Any]:

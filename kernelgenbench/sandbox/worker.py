@@ -215,6 +215,9 @@ def _warm_up() -> str:
     if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
         return "cpu"
     device = f"cuda:{torch.cuda.current_device()}"
+    # Kineto tears CUPTI down after each session by default and starts it (and its threads) again in the next:
+    # keep it up, so its threads are the baseline's and each call's session starts fast.
+    os.environ.setdefault("TEARDOWN_CUPTI", "0")
     (torch.ones(64, 64, device=device) @ torch.ones(64, 64, device=device)).sum().item()
     try:
         from triton.runtime import driver
