@@ -18,6 +18,8 @@ _OFF = "device activity recorder switched off"
 def judge(task: Task, report: Mapping[str, Any]) -> str | None:
     """What the profile lacks that a working recorder always has."""
     profile = report.get("profile")
+    if report.get("event") != "result":
+        return None  # the call raised (a device error also stops the session): the exception decides
     if not isinstance(profile, Mapping) or not profile.get("expected"):
         return None  # this process never had a working profiler: its absence is not evidence
     if not profile.get("available"):
@@ -30,7 +32,7 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
     if profile.get("call_stream") is None:
         return f"{_OFF}: the call's stream marker kernel was not recorded"
     busy = profile.get("kernels") or profile.get("memcpy")
-    if report.get("launches") and not busy and report.get("event") == "result" and not needs_no_launch(task, report):
+    if report.get("launches") and not busy and not needs_no_launch(task, report):
         n = sum(report["launches"].values())
         return f"{_OFF}: {n} Triton launch(es) counted but no device kernel recorded"
     return None
