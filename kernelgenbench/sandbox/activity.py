@@ -111,9 +111,14 @@ class Session:
             _marker(self.kind)
             self._sync()
             self._mark("end")
-            self._events = list(_disable_profiler().events())
+        except Exception as exc:  # noqa: BLE001 - a device error (the call's): the session is stopped below anyway
+            self._error = f"device error at the end of the call: {exc!r}"[:300]
+        try:
+            events = list(_disable_profiler().events())
+            if not self._error:
+                self._events = events
         except Exception as exc:  # noqa: BLE001 - the session was stopped or replaced during the call
-            self._error = f"profiler stopped during the call: {exc!r}"[:300]
+            self._error = self._error or f"profiler stopped during the call: {exc!r}"[:300]
         self._on = False
 
     def _mark(self, which: str) -> None:
