@@ -3,7 +3,8 @@
 Compiled kernels: every launch, whatever called it (`JITFunction.run`, the autotuner, a library's own cache
 of compiled kernels such as FlagGems' `LibEntry` calling `compiled_kernel[grid](...)`), ends in the
 compiled kernel's launcher, which calls `triton.knobs.runtime.launch_enter_hook` right before the driver
-launch (triton 3.6 to 3.9: a `HookChain`). The counter adds itself to that chain for the block. Under
+launch (triton 3.6 to 3.9: a `HookChain`, called from the C launcher). The counter adds itself to that
+chain for the block. Under
 TRITON_INTERPRET=1 there is no launcher: `InterpretedFunction.run` is wrapped instead. Warm-up calls
 (compilation without a launch) reach no launcher and are not counted.
 
@@ -89,13 +90,25 @@ def _interpreted_class() -> type | None:
     return InterpretedFunction
 
 
-def _launch_chains() -> tuple[Any, Any] | None:
+def _hook_launches(hook: Any) -> Any:
+    """Add `hook` to triton's launch-enter hook; the function that takes it out again (None: no knobs here)."""
     try:
         from triton import knobs
     except ImportError:
         return None
-    enter, leave = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
-    return (enter, leave) if hasattr(enter, "add") and hasattr(leave, "add") else None
+    runtime = knobs.runtime
+    chain = runtime.launch_enter_hook
+    if hasattr(chain, "add"):  # triton 3.6 on: a HookChain
+        chain.add(hook)
+        return lambda: chain.remove(hook)
+
+    def both(metadata: Any) -> None:  # an older triton: one hook slot, shared with whatever was there
+        hook(metadata)
+        if chain is not None:
+            chain(metadata)
+
+    runtime.launch_enter_hook = both
+    return lambda: setattr(runtime, "launch_enter_hook", chain)
 
 
 class LaunchCounter:
@@ -129,16 +142,14 @@ class LaunchCounter:
             patches.append((compiled, "__getitem__", compiled.__dict__["__getitem__"]))
         interpreted = _interpreted_class()
         for cls, attr, orig in patches:
-            wrap = self._wrap_getitem if attr == "__getitem__" else self._wrap_run
-            setattr(cls, attr, wrap(orig, count=cls is interpreted))
-        chains = _launch_chains()
-        if chains is not None:
-            chains[0].add(self._on_launch)
+            wrapped = self._wrap_getitem(orig) if attr == "__getitem__" else self._wrap_run(orig, count=cls is interpreted)
+            setattr(cls, attr, wrapped)
+        unhook = _hook_launches(self._on_launch)
         try:
             yield self
         finally:
-            if chains is not None:
-                chains[0].remove(self._on_launch)
+            if unhook is not None:
+                unhook()
             for cls, attr, orig in patches:
                 setattr(cls, attr, orig)
 
@@ -183,7 +194,7 @@ class LaunchCounter:
         counted_run.__wrapped__ = run  # type: ignore[attr-defined]
         return counted_run
 
-    def _wrap_getitem(self, getitem: Any, *, count: bool) -> Any:
+    def _wrap_getitem(self, getitem: Any) -> Any:
         counter = self
 
         def ranged_getitem(kernel: Any, grid: Any) -> Any:
