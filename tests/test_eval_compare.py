@@ -160,9 +160,44 @@ def test_a_view_op_must_return_a_view_of_its_input():
 
     def verdict(out, alias):
         header = {"event": "result", "launches": 1, "ops": [], "views": [],
-                  "leaves": [{"type": "torch.Tensor", "device": "cpu", "alias": alias}]}
+                  "leaves": [{"type": "torch.Tensor", "plain": True, "device": "cpu", "layout": "torch.strided",
+                              "nested": False, "storage": True, "alias": alias}]}
         cand = {"returns": [out], "args": {k: v.clone() for k, v in args.items()}}
         return judge_call(task, header, cand, ref_return=ref, ref_args=args, pristine=args, device="cpu")[0]
 
     assert verdict(x.clone().t(), None).status is Status.INCORRECT_ALIASING
     assert verdict(x.clone().t(), "self").passed
+
+
+def test_other_devices_layouts_and_dtypes_get_a_verdict_never_an_exception():
+    ref = torch.tensor([1.0, 2.0, 3.0])
+    meta = torch.empty(3, device="meta")  # stands in for "another device" on a CPU-only machine
+    tol = TOL["float32"]
+    assert compare_values("return", ref, meta, tol)[0].status is Status.INCORRECT_DEVICE
+    assert "meta device" in compare_values("return", ref, meta, tol)[0].evidence
+    assert _det(ref, meta).status is Status.INCORRECT_DEVICE
+    assert compare_random("return", torch.rand(100), torch.empty(100, device="meta")).status is Status.INCORRECT_DEVICE
+    assert compare_values("return", meta, ref, tol)[0].status is Status.REFERENCE_ERROR
+    sparse = ref.to_sparse()
+    assert compare_values("return", ref, sparse, tol)[0].status is Status.INCORRECT_TYPE
+    assert "sparse_coo" in _det(ref, sparse).evidence
+    assert compare_values("return", ref, ref.double(), tol)[0].status is Status.INCORRECT_DTYPE
+    assert compare_values("return", ref, ref[:2], tol)[0].status is Status.INCORRECT_SHAPE
+    assert compare_values("return", ref, [1.0, 2.0, 3.0], tol)[0].status is Status.INCORRECT_TYPE
+    assert unchanged("argument x", ref, meta).status is Status.UNDECLARED_MUTATION
+    assert unchanged("argument x", ref, sparse).status is Status.UNDECLARED_MUTATION
+    assert unchanged("argument x", ref, ref.clone()).passed
+
+
+def test_a_lying_object_is_named_by_its_real_type():
+    class Liar:
+        __module__, __qualname__ = "torch", "Tensor"
+        __class__ = torch.Tensor  # isinstance(Liar(), torch.Tensor) is True
+
+        def __getattr__(self, name):
+            raise AssertionError("the comparison must not touch the candidate's object")
+
+    assert isinstance(Liar(), torch.Tensor)
+    v = _det(torch.ones(2), Liar())
+    assert v.status is Status.INCORRECT_TYPE
+    assert v.evidence == "return: expected a plain torch.Tensor, got torch.Tensor (another type under that name)"

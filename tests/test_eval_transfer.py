@@ -45,15 +45,26 @@ def test_the_arena_grows_for_larger_transfers_and_earlier_copies_survive():
     arena.close()
 
 
-def test_a_subclass_travels_as_a_plain_tensor_and_other_objects_are_refused():
+def test_subclasses_and_other_objects_are_refused_without_running_their_code():
+    ran = []
+
     class Sub(torch.Tensor):
-        pass
+        def detach(self):
+            ran.append("detach")
+            return super().detach()
+
+    class Listy(list):
+        def __iter__(self):
+            ran.append("iter")
+            return super().__iter__()
 
     arena = Arena()
-    out = unpack(pack([torch.ones(3).as_subclass(Sub)], arena), arena)
-    assert type(out[0]) is torch.Tensor
-    with pytest.raises(TypeError, match="cannot be transferred"):
-        pack({"x": object()}, arena)
+    for value in ([torch.ones(3).as_subclass(Sub)], Listy([torch.ones(3)]), {"x": object()}):
+        with pytest.raises(TypeError, match="cannot be transferred"):
+            pack(value, arena)
+    assert not ran
+    out = unpack(pack([torch.ones(3), (1, None)], arena), arena)
+    assert type(out[0]) is torch.Tensor and out[1] == (1, None)
 
 
 @pytest.mark.parametrize(("mutate", "message"), [

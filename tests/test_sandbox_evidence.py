@@ -149,9 +149,10 @@ def test_one_session_records_aten_ops_on_every_thread_and_splits_launch_ranges()
 
     x = torch.randn(64)
     side = threading.Thread(target=lambda: torch.mul(x, x))
-    with Session("cpu", LaunchCounter.range_name) as session:
+    name = LaunchCounter().range_name
+    with Session("cpu", name) as session:
         torch.add(x, x)
-        with _RecordFunctionFast(LaunchCounter.range_name):
+        with _RecordFunctionFast(name):
             torch.sub(x, x)
         side.start()
         side.join()

@@ -58,7 +58,6 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         """Evaluate every candidate in its own worker over fresh-input rounds; write one JSON line per workload
         and per candidate to --out as soon as each is known, then print a summary table."""
         from kernelgenbench.evaluator.api import evaluate
-        from kernelgenbench.evaluator.runner import read_rows
         from kernelgenbench.evaluator.summary import format_table, summarize
 
         ids = [i for t in tasks or [] for i in t.split(",") if i]
@@ -74,6 +73,6 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
                 mark = "PASS" if r.passed else "FAIL"
                 first = r.evidence.splitlines()[0][:160] if r.evidence else ""
                 print(f"{mark} {r.status.value:<20} {r.task_id} [{r.candidate_id}] {first}", file=sys.stderr)
-        rows = [r for r in read_rows(out) if r.get("kind") == "task"]
-        print(format_table(summarize(rows)))
+        # From what the evaluator decided (resumed rows were read back at the start), never from the file now.
+        print(format_table(summarize([r.to_row() for r in results])))
         print(f"results: {out}")

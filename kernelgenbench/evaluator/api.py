@@ -88,6 +88,8 @@ def evaluate(
         cands = [c for c in cands if c.task_id in wanted]
     overrides: dict[str, Any] = {"device": device, "rounds": rounds, "seed": seed, "workers": workers,
                                  "compile_baseline": compile_baseline}
+    if dataset is not None and Path(dataset).exists():
+        overrides["hidden_paths"] = (str(Path(dataset).resolve()),)  # workers never read the dataset's files
     if call_timeout_s is not None:
         overrides["call_timeout_s"] = call_timeout_s
     if memory_cap_bytes is not None:

@@ -50,10 +50,39 @@ def _exact_kind(dtype: torch.dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
 
 
-def check_metadata(where: str, ref: torch.Tensor, out: Any, *, strides: bool) -> Verdict:
-    """Type, dtype, shape and (when asked) strides of one output."""
+def type_label(cls: type) -> str:
+    """'module.qualname' of a class, read through `type`'s own descriptors; a class that borrows a name it is
+    not (a torch.Tensor subclass calling itself torch.Tensor) is said to."""
+    mod, qual = type.__dict__["__module__"].__get__(cls), type.__dict__["__qualname__"].__get__(cls)
+    name = f"{mod if type(mod) is str else '?'}.{qual if type(qual) is str else '?'}"
+    return name + (" (another type under that name)" if name == "torch.Tensor" and cls is not torch.Tensor else "")
+
+
+def _plain(where: str, ref: torch.Tensor, out: Any) -> Verdict:
+    """`out` is a plain tensor of the reference's layout, with data (not on the meta device); the reference too."""
     if type(out) is not torch.Tensor:
-        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {type(out).__qualname__}")
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {type_label(type(out))}")
+    if not isinstance(ref, torch.Tensor) or ref.layout != torch.strided or ref.is_nested or ref.is_meta:
+        return Verdict(Status.REFERENCE_ERROR, f"{where}: the reference output is not a plain strided tensor with "
+                       f"data ({ref.layout}, on {ref.device}): it cannot be compared")
+    if out.layout != ref.layout or out.is_nested:
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: layout {out.layout}{' (nested)' if out.is_nested else ''}, "
+                       f"expected {ref.layout}")
+    if out.is_meta:
+        return Verdict(Status.INCORRECT_DEVICE, f"{where}: on the meta device (a tensor without data), expected {ref.device.type}")
+    return PASS
+
+
+def _on_ref_device(ref: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """`out` where `ref` is: the worker's device check already passed, so a difference here is the transport's."""
+    return out if out.device == ref.device else out.to(ref.device)
+
+
+def check_metadata(where: str, ref: torch.Tensor, out: Any, *, strides: bool) -> Verdict:
+    """Type, layout, data, dtype, shape and (when asked) strides of one output."""
+    plain = _plain(where, ref, out)
+    if not plain.passed:
+        return plain
     if out.dtype != ref.dtype:
         return Verdict(Status.INCORRECT_DTYPE, f"{where}: dtype {dtype_name(out.dtype)}, expected {dtype_name(ref.dtype)}")
     if tuple(out.shape) != tuple(ref.shape):
@@ -78,8 +107,24 @@ def _index(flat_i: int, shape: Sequence[int]) -> list[int]:
 
 
 def compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance) -> tuple[Verdict, dict[str, float]]:
-    """Elementwise comparison of same-shape, same-dtype tensors; returns the verdict and error figures."""
+    """Elementwise comparison of same-shape, same-dtype tensors; returns the verdict and error figures.
+
+    Never raises: other tensors get a metadata verdict, `out` on another device is moved to `ref`'s, and a
+    comparison torch cannot make (an exotic dtype) is an evaluator_error with torch's message.
+    """
     stats: dict[str, float] = {"max_abs_err": 0.0, "max_rel_err": 0.0}
+    meta = check_metadata(where, ref, out, strides=False)
+    if not meta.passed:
+        return meta, stats
+    try:
+        return _compare_values(where, ref, _on_ref_device(ref, out), tol, stats)
+    except (RuntimeError, TypeError, ValueError, NotImplementedError) as exc:
+        return Verdict(Status.EVALUATOR_ERROR, f"{where}: the values could not be compared ({dtype_name(ref.dtype)} "
+                       f"on {ref.device}): {type(exc).__name__}: {exc}"[:1000]), stats
+
+
+def _compare_values(where: str, ref: torch.Tensor, out: torch.Tensor, tol: Tolerance,
+                    stats: dict[str, float]) -> tuple[Verdict, dict[str, float]]:
     if ref.numel() == 0:
         return PASS, stats
     if _exact_kind(ref.dtype):
@@ -145,9 +190,12 @@ def ks_pvalue(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def compare_random(where: str, ref: torch.Tensor, out: torch.Tensor, *, alpha: float = RANDOM_ALPHA) -> Verdict:
     """A random op's output against an independent reference draw: metadata, finiteness, distribution."""
+    meta = check_metadata(where, ref, out, strides=False)
+    if not meta.passed:
+        return meta
     if ref.numel() < RANDOM_MIN_ELEMENTS:
         return PASS
-    r, o = ref.reshape(-1), out.reshape(-1)
+    r, o = ref.reshape(-1), _on_ref_device(ref, out).reshape(-1)
     if r.dtype.is_complex:
         r, o = torch.view_as_real(r), torch.view_as_real(o)
     r, o = r.double(), o.double()
@@ -167,8 +215,8 @@ def compare_output(where: str, ref: Any, out: Any, *, semantics: str,
     if not isinstance(ref, torch.Tensor):
         if ref is None:
             return PASS, {}
-        if isinstance(out, torch.Tensor) or type(out) is not type(ref):
-            return Verdict(Status.INCORRECT_TYPE, f"{where}: expected {type(ref).__name__}, got {type(out).__name__}"), {}
+        if type(out) is not type(ref):
+            return Verdict(Status.INCORRECT_TYPE, f"{where}: expected {type(ref).__name__}, got {type_label(type(out))}"), {}
         if isinstance(ref, float) and math.isclose(ref, out, rel_tol=1e-5, abs_tol=1e-6) or ref == out:
             return PASS, {}
         if isinstance(ref, float) and math.isnan(ref) and math.isnan(out):
@@ -196,8 +244,12 @@ def unchanged(where: str, before: Any, after: Any) -> Verdict:
     """An input the schema does not declare mutable must come back bit-identical."""
     if not isinstance(before, torch.Tensor):
         return PASS
-    if type(after) is not torch.Tensor or after.shape != before.shape or after.dtype != before.dtype:
+    if (type(after) is not torch.Tensor or after.shape != before.shape or after.dtype != before.dtype
+            or after.layout != before.layout or after.is_meta != before.is_meta):
         return Verdict(Status.UNDECLARED_MUTATION, f"{where}: the input's metadata changed during the call")
+    if before.layout != torch.strided or before.is_meta:
+        return PASS  # an input the comparison cannot read (never drawn by the evaluator): metadata only
+    after = _on_ref_device(before, after)
     differ = before != after
     if before.dtype.is_floating_point or before.dtype.is_complex:
         differ &= ~(torch.isnan(before) & torch.isnan(after))

@@ -1,47 +1,212 @@
-"""Tell torch compute from bookkeeping among the ATen ops a candidate's worker recorded.
+"""Tell torch compute from bookkeeping among the ATen ops recorded while a candidate ran.
 
-The allowlist (kernelgenbench/data/eval_dispatch_allowlist.yaml) names allocation, metadata and copy
-ops; every op that returns a view is allowed too. Ops dispatched inside a Triton launch (the interpreter
-copies arguments to the host and back with aten ops) are counted apart and never held against the
-candidate.
+What computes nothing is derived from torch's own op registry, by overload (`OpOverload` schema and tags):
+views (`is_view`, tag `inplace_view`), metadata (returns no tensor, writes nothing, reads no tensor data:
+no tag `data_dependent_output` or `pointwise`), copies (tag `view_copy`). Only policy the registry cannot
+state lives in kernelgenbench/data/eval_dispatch_allowlist.yaml: fresh memory, fills, copies (and the task
+categories whose work they are), how many scalars may be read to the host. Names match with their namespace: only `aten::` ops can be allowed, and
+only overloads the evaluator's own torch knows (a candidate can register new ones in its process).
+
+Two spellings reach here: the dispatch recorder's overload names ('aten::add.Tensor'; 'aten::sum' is the
+default overload) and the profiler's op names ('aten::add', an overload packet, judged by its worst
+overload). The profiler also records composite ops (`CompositeImplicitAutograd` only) whose decomposition
+it records as well; those are judged through their parts.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import yaml
 
 
+class OpClass(enum.Enum):
+    """What one op does, as far as torch compute is concerned."""
+
+    VIEW = "view"
+    METADATA = "metadata"
+    ALLOCATION = "allocation"
+    FILL = "fill"
+    COPY = "copy"
+    SCALAR_READ = "scalar_read"
+    DECOMPOSED = "decomposed"  # a composite op as the profiler names it: its parts are recorded too
+    COMPUTE = "compute"
+
+
+# Worst first: a packet is as bad as its worst overload.
+_RANK = [OpClass.COMPUTE, OpClass.SCALAR_READ, OpClass.COPY, OpClass.FILL, OpClass.ALLOCATION, OpClass.METADATA, OpClass.VIEW,
+         OpClass.DECOMPOSED]
+
+
 @dataclass(frozen=True)
-class Allowlist:
-    """Op packet names allowed per class."""
+class Policy:
+    """The part of the allowlist that torch's registry cannot derive (aten overload packet names)."""
 
     allocation: frozenset[str]
-    metadata: frozenset[str]
+    fills: frozenset[str]
     copy: frozenset[str]
+    aliases: frozenset[str]
+    scalar_reads: frozenset[str]
+    scalar_reads_max: int
     copy_categories: frozenset[str]
+    fill_categories: frozenset[str]
+    reads_data: frozenset[str]  # look like metadata in the registry, but their kernels read tensor data
 
 
 @functools.cache
-def allowlist() -> Allowlist:
-    """The allowlist from kernelgenbench/data/eval_dispatch_allowlist.yaml."""
+def policy() -> Policy:
+    """The policy from kernelgenbench/data/eval_dispatch_allowlist.yaml."""
     data = yaml.safe_load((resources.files("kernelgenbench.data") / "eval_dispatch_allowlist.yaml").read_text())
-    return Allowlist(*(frozenset(data[k]) for k in ("allocation", "metadata", "copy", "copy_categories")))
+    reads = data["scalar_reads"]
+    return Policy(frozenset(data["allocation"]), frozenset(data["fills"]), frozenset(data["copy"]),
+                  frozenset(data["aliases"]), frozenset(reads["ops"]), int(reads["max_per_call"]),
+                  frozenset(data["copy_categories"]), frozenset(data["fill_categories"]), frozenset(data["reads_data"]))
 
 
-def _packet(op: str) -> str:
-    return op.split("::", 1)[-1].split(".", 1)[0]
+def _is_tensor_type(t: Any) -> bool:
+    return "Tensor" in str(t)  # Tensor, Tensor?, Tensor[], Tensor?[]
 
 
-def compute_ops(ops: Iterable[str], views: Iterable[str], *, category: str) -> list[str]:
-    """The ops among `ops` that count as torch compute for a task of this category, in order seen."""
-    allow = allowlist()
-    ok = set(allow.allocation) | set(allow.metadata)
-    if category not in allow.copy_categories:
-        ok |= allow.copy
-    view_set = set(views)
-    return [op for op in ops if op not in view_set and _packet(op) not in ok]
+def _by_schema(op: Any) -> OpClass:
+    """The class of one aten overload from its schema and tags alone."""
+    schema, tags = op._schema, {str(t).rsplit(".", 1)[-1] for t in op.tags}
+    if "view_copy" in tags:
+        return OpClass.COPY
+    if "inplace_view" in tags or op.is_view:  # aliases an input, or changes only its metadata in place
+        return OpClass.VIEW
+    if _writes(op) or tags & {"data_dependent_output", "pointwise"}:
+        return OpClass.COMPUTE
+    if any(_is_tensor_type(r.type) for r in schema.returns):
+        return OpClass.COMPUTE
+    if schema.returns:  # a dtype, a size, a flag about the tensors' metadata
+        return OpClass.METADATA
+    # Returns nothing: harmless only when it takes no tensor (an assert on a tensor reads its data).
+    return OpClass.COMPUTE if any(_is_tensor_type(a.type) for a in schema.arguments) else OpClass.METADATA
+
+
+def _writes(op: Any) -> bool:
+    return any(a.alias_info is not None and a.alias_info.is_write for a in op._schema.arguments)
+
+
+def _by_policy(packet: str, op: Any) -> OpClass | None:
+    p = policy()
+    if packet in p.reads_data:
+        return OpClass.COMPUTE
+    for names, cls in ((p.allocation, OpClass.ALLOCATION), (p.fills, OpClass.FILL), (p.copy, OpClass.COPY),
+                       (p.aliases, OpClass.VIEW),
+                       (p.scalar_reads, OpClass.SCALAR_READ)):
+        if packet in names:
+            # an alias op's out= overload writes its data into `out`: a copy
+            return OpClass.COPY if cls is OpClass.VIEW and _writes(op) else cls
+    return None
+
+
+def _packet(name: str) -> Any:
+    """The aten overload packet named 'aten::foo[.overload]', or None (another namespace, or unknown here)."""
+    import torch
+
+    ns, sep, rest = name.partition("::")
+    if not sep or ns != "aten":
+        return None
+    return getattr(torch.ops.aten, rest.split(".", 1)[0], None)
+
+
+@functools.cache
+def classify_overload(name: str) -> OpClass:
+    """Class of an overload as the dispatch recorder names it ('aten::add.Tensor'; no suffix: the default)."""
+    packet = _packet(name)
+    if packet is None:
+        return OpClass.COMPUTE
+    base, _, overload = name.partition("::")[2].partition(".")
+    op = getattr(packet, overload or "default", None)
+    if op is None:  # an overload torch does not define: registered by the candidate
+        return OpClass.COMPUTE
+    return _by_policy(base, op) or _by_schema(op)
+
+
+# Kernels that would do the work under a composite's own name (the profiler would then record no parts).
+_OWN_KERNELS = ("CPU", "CUDA", "XPU", "HIP", "MPS", "PrivateUse1", "CompositeExplicitAutograd",
+                "CompositeExplicitAutogradNonFunctional")
+
+
+def _composite(op: Any) -> bool | None:
+    """Whether the overload runs only as a CompositeImplicitAutograd decomposition (None: not in the dispatcher,
+    a TorchScript builtin that never runs there)."""
+    import torch
+
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    try:
+        return has(op.name(), "CompositeImplicitAutograd") and not any(has(op.name(), k) for k in _OWN_KERNELS)
+    except RuntimeError:
+        return None
+
+
+@functools.cache
+def classify_recorded(name: str) -> OpClass:
+    """Class of an op as the profiler names it: an overload packet ('aten::add'), or an overload if named.
+    Composites are DECOMPOSED: the profiler records the ops they run as well, and those are judged."""
+    packet = _packet(name)
+    if packet is None:
+        return OpClass.COMPUTE
+    base, _, overload = name.partition("::")[2].partition(".")
+    overloads = [overload] if overload else packet.overloads()
+    ops = [getattr(packet, o, None) for o in overloads]
+    if None in ops:  # an overload torch does not define: registered by the candidate
+        return OpClass.COMPUTE
+    composite = [c for c in map(_composite, ops) if c is not None]
+    if composite and all(composite):
+        return OpClass.DECOMPOSED
+    classes = {classify_overload(f"aten::{base}.{o}") for o in overloads}
+    return min(classes, key=_RANK.index) if classes else OpClass.COMPUTE
+
+
+def _counts(ops: Mapping[str, int] | Iterable[str]) -> dict[str, int]:
+    if isinstance(ops, Mapping):
+        return {str(k): int(v) for k, v in ops.items()}
+    out: dict[str, int] = {}
+    for op in ops:
+        out[str(op)] = out.get(str(op), 0) + 1
+    return out
+
+
+def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profiler: bool = False,
+                in_launch: bool = False) -> list[str]:
+    """The ops among `ops` ({name: count}, or names) that count as torch compute for a task of this category.
+
+    `profiler`: names as the profiler writes them (packets). `in_launch`: ops seen inside a Triton launch,
+    where the interpreter makes its own host aliases (new_empty, set_) and copies back (copy_, one per
+    argument storage at most, so never more than its new_empty calls).
+    """
+    p = policy()
+    counts = _counts(ops)
+    classify = classify_recorded if profiler else classify_overload
+    copy_task, fill_task = category in p.copy_categories, category in p.fill_categories
+    out, reads = [], 0
+    for name, n in counts.items():
+        cls = classify(name)
+        # Inside a launch only the interpreter's copy_ is excused for a copy task (bounded below).
+        if (cls is OpClass.COMPUTE or (cls is OpClass.FILL and fill_task)
+                or (cls is OpClass.COPY and copy_task and not (in_launch and _base(name) == "copy_"))):
+            out.append(name)
+        elif cls is OpClass.SCALAR_READ:
+            reads += n
+    # Under a dispatch mode the profiler records each op the mode forwards twice (Python key, then redispatch).
+    limit = p.scalar_reads_max * (2 if profiler else 1)
+    if reads > limit:
+        out.append(f"{reads} scalar reads to the host (more than {limit}: computing element by element)")
+    if in_launch and copy_task:
+        copies = sum(n for k, n in counts.items() if _base(k) == "copy_")
+        aliases = sum(n for k, n in counts.items() if _base(k) == "new_empty")
+        if copies > aliases:
+            out.append(f"{copies} copy_ inside Triton launches, more than the interpreter's {aliases} argument copies")
+    return out
+
+
+def _base(name: str) -> str:
+    ns, _, rest = name.partition("::")
+    return rest.split(".", 1)[0] if ns == "aten" else ""

@@ -28,6 +28,55 @@ def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> d
             for where, v in leaves}
 
 
+def leaf_verdict(where: str, ref: Any, meta: Mapping[str, Any], device_type: str) -> Verdict:
+    """One output leaf by what the worker saw of it (never by a type's name): a plain strided tensor with data
+    on the inputs' device type (or the reference output's) where the reference returns a tensor."""
+    if not isinstance(ref, torch.Tensor):
+        return PASS  # a scalar output is judged by its value
+    got = str(meta.get("type", "?"))
+    if meta.get("plain") is not True:
+        kind = "a torch.Tensor subclass" if meta.get("tensor_subclass") else "not a tensor"
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {got} ({kind})")
+    layout, expected = str(meta.get("layout")), str(ref.layout)
+    if layout != expected or meta.get("nested"):
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: layout {layout}{' (nested)' if meta.get('nested') else ''}, "
+                       f"expected {expected}")
+    dev = str(meta.get("device"))
+    dev_type = dev.split(":", 1)[0]
+    if dev_type == "meta":
+        return Verdict(Status.INCORRECT_DEVICE, f"{where}: on the meta device (a tensor without data), expected {device_type}")
+    if dev_type not in (device_type, ref.device.type):
+        return Verdict(Status.INCORRECT_DEVICE, f"{where}: on device {dev}, expected {device_type}")
+    if meta.get("storage") is not True:
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: a tensor without readable storage (its data was never "
+                       "allocated or cannot be read)")
+    return PASS
+
+
+def structure(value: Any) -> str:
+    """The nesting of a return value as the worker reports it: '*' for a leaf, '[*,[*,*]]' for lists and tuples."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(structure(v) for v in value) + "]"
+    return "*"
+
+
+def _judge_leaf_metas(ref_return: Any, ref_leaves: list[tuple[str, Any]], header: Mapping[str, Any],
+                      metas: list[Mapping[str, Any]], device_type: str) -> Verdict:
+    """Count, nesting and kind of every output leaf, before any value is looked at."""
+    if len(metas) != len(ref_leaves):
+        got = "None" if header.get("returns_none") else f"{len(metas)} value(s)"
+        return Verdict(Status.INCORRECT_TYPE, f"returned {got}, expected {len(ref_leaves)} value(s)")
+    got_structure, expected = header.get("structure"), structure(ref_return)
+    if isinstance(got_structure, str) and got_structure != expected:
+        return Verdict(Status.INCORRECT_TYPE, f"returned values nested as {got_structure[:200]}, expected {expected} "
+                       "('*' a value, [...] a list or tuple)")
+    for (where, ref), meta in zip(ref_leaves, metas, strict=True):
+        v = leaf_verdict(where, ref, meta, device_type)
+        if not v.passed:
+            return v
+    return PASS
+
+
 def judge_evidence(task: Task, header: Mapping[str, Any]) -> Verdict:
     """Checks on the worker's evidence alone, in registry order (tampering, exceptions, torch compute, launches)."""
     return judge_report(REGISTRY, task, header)
@@ -45,22 +94,23 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
     v = judge_evidence(task, header)
     if not v.passed:
         return v, stats
-    if cand is None:
-        return Verdict(Status.INCORRECT_TYPE, "outputs could not be read back as plain tensors"), stats
+    if header.get("unreadable"):
+        return Verdict(Status.INCORRECT_TYPE, f"the worker could not read what the call returned: {header['unreadable']}"), stats
     ref_leaves = flatten(ref_return, "return") if ref_return is not None else []
-    metas = list(header.get("leaves") or [])
-    got = list(cand.get("returns") or [])
+    metas = [m if isinstance(m, Mapping) else {} for m in (header.get("leaves") or [])]
     if ref_leaves:
-        if len(got) != len(ref_leaves) or len(metas) != len(got):
+        v = _judge_leaf_metas(ref_return, ref_leaves, header, metas, torch.device(device).type)
+        if not v.passed:
+            return v, stats
+    if not isinstance(cand, Mapping):
+        why = header.get("transfer_error") or "nothing came back"
+        return Verdict(Status.INCORRECT_TYPE, f"outputs could not be read back as plain tensors: {why}"), stats
+    got = list(cand.get("returns") or []) if isinstance(cand.get("returns"), list) else []
+    if ref_leaves:
+        if len(got) != len(ref_leaves):
             return Verdict(Status.INCORRECT_TYPE, f"returned {len(got)} value(s), expected {len(ref_leaves)}"), stats
-        dev_type = torch.device(device).type
         ref_alias = storage_aliases(ref_leaves, ref_args) if task.semantics == "view" else {}
         for (where, ref), out, meta in zip(ref_leaves, got, metas, strict=True):
-            if isinstance(ref, torch.Tensor):
-                if meta.get("type") != "torch.Tensor":
-                    return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {meta.get('type')}"), stats
-                if torch.device(str(meta.get("device"))).type != dev_type:
-                    return Verdict(Status.INCORRECT_TYPE, f"{where}: on device {meta.get('device')}, expected {dev_type}"), stats
             verdict, s = compare_output(where, ref, out, semantics=task.semantics, tolerance=task.tolerance)
             for k, x in s.items():
                 stats[k] = max(stats.get(k, 0.0), x)
@@ -70,7 +120,7 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
                 return Verdict(Status.INCORRECT_ALIASING,
                                f"{where}: must be a view of {ref_alias[where]!r}, but it shares storage with "
                                f"{meta.get('alias')!r}"), stats
-    cand_args = cand.get("args") or {}
+    cand_args = cand.get("args") if isinstance(cand.get("args"), Mapping) else {}
     for p in task.params:
         if p.name not in pristine:
             continue

@@ -13,9 +13,12 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
+import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -40,6 +43,7 @@ from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
 from kernelgenbench.evaluator.transfer import clone_tree, fingerprint, move_tree
+from kernelgenbench.sandbox import isolation
 
 CPU_TIMING = {"available": False, "reason": "no accelerator: correctness only (Triton interpreter)"}
 INTERPRETER_CAVEATS = (
@@ -72,6 +76,9 @@ class EvalConfig:
     time_performance: bool = True
     timing: dict[str, Any] = field(default_factory=dict)  # TimingConfig overrides (candidate and baselines alike)
     compile_baseline: bool = False  # also time torch.compile of the reference
+    # Run as root, worker slot i runs its candidates as uid/gid worker_uid_base + i (see sandbox/isolation.py).
+    worker_uid_base: int = 64100
+    hidden_paths: tuple[str, ...] = ()  # covered in every worker's mount namespace (the dataset's files)
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,7 @@ class WorkloadResult:
     timing: dict[str, Any] | None = None
     baselines: dict[str, Any] | None = None
     sol: dict[str, Any] | None = None
+    isolation: str | None = None  # the worker's isolation level (sandbox/isolation.py); None: no worker ran
     kernels: list[dict[str, Any]] | None = None  # device kernels of the last call (the profiler's), where recorded
 
     def to_row(self, platform: dict[str, Any]) -> dict[str, Any]:
@@ -99,7 +107,8 @@ class WorkloadResult:
                 "workload_id": self.workload_id, "purpose": self.purpose, "status": self.status.value,
                 "evidence": self.evidence, "rounds": self.rounds, "max_abs_err": self.max_abs_err,
                 "max_rel_err": self.max_rel_err, "log_excerpt": self.log_excerpt, "timing": self.timing,
-                "baselines": self.baselines, "sol": self.sol, "kernels": self.kernels, "platform": platform}
+                "baselines": self.baselines, "sol": self.sol, "platform": platform, "isolation": self.isolation,
+                "kernels": self.kernels}
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,7 @@ class CandidateResult:
     platform: dict[str, Any] = field(default_factory=dict)
     phases_s: dict[str, float] = field(default_factory=dict)  # where elapsed_s went: start, check, time, ...
     seed: int | None = None  # the run's base seed (`kgb eval --seed` reproduces the run)
+    isolation: str | None = None  # the worker's isolation level (sandbox/isolation.py); None: no worker ran
 
     @property
     def passed(self) -> bool:
@@ -137,7 +147,8 @@ class CandidateResult:
                 "workloads_passed": sum(w.status is Status.PASSED for w in self.workloads),
                 "model": self.model, "method": self.method, "tokens": self.tokens, "code_sha256": self.code_sha256,
                 "elapsed_s": round(self.elapsed_s, 3), "phases_s": {k: round(v, 3) for k, v in self.phases_s.items()},
-                "log_excerpt": self.log_excerpt, "platform": self.platform, "seed": self.seed}
+                "log_excerpt": self.log_excerpt, "platform": self.platform, "seed": self.seed,
+                "isolation": self.isolation}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> CandidateResult:
@@ -148,7 +159,7 @@ class CandidateResult:
                    method=row.get("method"), tokens=row.get("tokens"), code_sha256=row.get("code_sha256", ""),
                    elapsed_s=float(row.get("elapsed_s") or 0.0), log_excerpt=row.get("log_excerpt", ""),
                    platform=row.get("platform") or {}, phases_s=dict(row.get("phases_s") or {}),
-                   seed=row.get("seed"))
+                   seed=row.get("seed"), isolation=row.get("isolation"))
 
 
 def seed_for(base: int, *parts: object) -> int:
@@ -210,9 +221,19 @@ class ResultsWriter:
         self._lock = threading.Lock()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
-                with path.open("a") as f:
+            with self._open() as f:  # created now, so workers' mount namespaces can cover it from the start
+                if f.tell() and not path.read_bytes().endswith(b"\n"):
                     f.write("\n")  # a run killed mid-line left a torn row; start clean
+
+    def _open(self) -> Any:
+        """The results file for appending, readable and writable by the evaluator's uid only."""
+        assert self.path is not None
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if os.fstat(fd).st_uid == os.geteuid():
+            os.fchmod(fd, 0o600)  # a file from an earlier run, made with looser modes
+        f = os.fdopen(fd, "a")
+        f.seek(0, os.SEEK_END)
+        return f
 
     def write(self, row: dict[str, Any]) -> None:
         """Append one row."""
@@ -220,7 +241,7 @@ class ResultsWriter:
             row = {**row, "seed": self.seed}
         with self._lock:
             if self.path is not None:
-                with self.path.open("a") as f:
+                with self._open() as f:
                     f.write(json.dumps(row, default=str, allow_nan=True) + "\n")
                     f.flush()
             if self.on_row is not None:
@@ -276,6 +297,24 @@ class _Context:
         self.platforms = {d: _platform_row(d) for d in self.pool.devices}
         self._refs: dict[str, Any] = {}
         self._ref_lock = threading.Lock()
+        os.chmod(workdir, 0o711)  # workers may reach their own folder inside, not list the others
+        self.hidden = _coverable([*config.hidden_paths, *([writer.path] if writer.path else [])], workdir)
+        self._uids, self.reveal = _worker_uids(config)
+        self._uid_lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def worker_uid(self) -> Iterator[int | None]:
+        """A worker slot's uid for one candidate (None: workers keep the evaluator's uid)."""
+        if not self._uids:
+            yield None
+            return
+        with self._uid_lock:
+            uid = self._uids.pop()
+        try:
+            yield uid
+        finally:
+            with self._uid_lock:
+                self._uids.append(uid)
 
     def memory_fraction(self) -> float:
         """Each worker's share of its device's memory: the device is shared by the workers placed on it."""
@@ -289,6 +328,34 @@ class _Context:
             if task.id not in self._refs:
                 self._refs[task.id] = load_code(task.reference)  # type: ignore[arg-type]
             return self._refs[task.id]
+
+
+def _coverable(paths: Sequence[str | Path], workdir: Path) -> list[str]:
+    """The paths a worker's mount namespace may cover: none that holds the run's folder or the code workers run."""
+    import kernelgenbench
+
+    needed = [os.path.realpath(p) for p in (workdir, sys.prefix, os.path.dirname(kernelgenbench.__file__))]
+    out = []
+    for p in map(os.path.realpath, map(str, paths)):
+        if not any(n == p or n.startswith(p.rstrip("/") + "/") for n in needed):
+            out.append(p)
+    return out
+
+
+def _worker_uids(config: EvalConfig) -> tuple[list[int], list[str]]:
+    """As root, one uid per worker slot, and the code folders to open to them (see isolation.to_reveal)."""
+    if os.geteuid() != 0:
+        return [], []
+    import triton
+
+    import kernelgenbench
+
+    code = [sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__), os.path.dirname(triton.__file__),
+            os.path.dirname(kernelgenbench.__file__)]
+    reveal = isolation.to_reveal(code)
+    if reveal is None:
+        return [], []  # workers keep uid 0 without capabilities (level pidns+nocaps)
+    return [config.worker_uid_base + i for i in reversed(range(max(1, config.workers)))], reveal
 
 
 def _import_verdict(reply: Reply) -> Verdict:
@@ -363,8 +430,12 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             _add_phase(phases, "transfer", seconds)
         # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
         with _phase(phases, "judge"):
-            verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
-                                    pristine=args, device=device, written=written)
+            try:
+                verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+                                        pristine=args, device=device, written=written)
+            except Exception:  # noqa: BLE001 - the evaluator's own failure is this candidate's result, not the run's end
+                verdict, s = Verdict(Status.EVALUATOR_ERROR, "the evaluator failed while judging this round "
+                                     f"(not a verdict on the candidate):\n{_trace_tail()}"), {}
         _add_phase(phases, "candidate", reply.header.get("elapsed_s"))
         _add_phase(phases, "compile", reply.header.get("compile_s"))
         kernels = (reply.header.get("profile") or {}).get("kernels")
@@ -461,10 +532,31 @@ def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[st
     return out.to_dict() if hasattr(out, "to_dict") else dict(out)
 
 
+def _trace_tail(chars: int = 3000) -> str:
+    """The traceback of the exception being handled, its last `chars` characters."""
+    return traceback.format_exc()[-chars:]
+
+
 def evaluate_candidate(ctx: _Context, task: Task, cand: Candidate) -> CandidateResult:
-    """All workloads of one candidate, in its own worker on the least busy device; rows written as known."""
-    with ctx.pool.checkout() as device:
-        return _evaluate_on(ctx, task, cand, device)
+    """All workloads of one candidate, in its own worker on the least busy device; rows written as known.
+
+    Never raises (but for interrupts): an exception of the evaluator's own while this candidate is judged
+    becomes its result, status evaluator_error with the traceback, and the run goes on with the next one.
+    """
+    t0 = time.perf_counter()
+    try:
+        with ctx.pool.checkout() as device:
+            return _evaluate_on(ctx, task, cand, device)
+    except Exception:  # noqa: BLE001 - one candidate must never stop the run
+        res = CandidateResult(task_id=task.id, candidate_id=cand.candidate_id, source=task.source,
+                              category=task.category, status=Status.EVALUATOR_ERROR,
+                              evidence="the evaluator failed on this candidate (not a verdict on the candidate):\n"
+                                       + _trace_tail(),
+                              model=cand.model, method=cand.method, tokens=cand.tokens, code_sha256=cand.code_sha256,
+                              elapsed_s=time.perf_counter() - t0,
+                              platform=ctx.platforms.get(ctx.pool.devices[0], {}))
+        ctx.writer.write(res.to_row())
+        return res
 
 
 def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> CandidateResult:
@@ -476,9 +568,10 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
             "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform,
             "seed": ctx.config.seed}
 
-    def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "") -> CandidateResult:
+    def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "",
+               level: str | None = None) -> CandidateResult:
         res = CandidateResult(**meta, status=status, evidence=evidence, workloads=tuple(workloads),
-                              elapsed_s=time.perf_counter() - t0, log_excerpt=log, phases_s=phases)
+                              elapsed_s=time.perf_counter() - t0, log_excerpt=log, phases_s=phases, isolation=level)
         ctx.writer.write(res.to_row())
         return res
 
@@ -488,40 +581,58 @@ def _evaluate_on(ctx: _Context, task: Task, cand: Candidate, device: str) -> Can
     if not static.passed:
         return finish(static.status, static.evidence)
     tag = hashlib.sha256(f"{cand.task_id}\0{cand.candidate_id}".encode()).hexdigest()[:16]
-    code_path = ctx.workdir / f"kgb_candidate_{tag}.py"
-    code_path.write_text(cand.code)
-    setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
-             "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
-             "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction()}
+    home = ctx.workdir / f"kgb_candidate_{tag}"  # the candidate's own folder: its code, caches, temp files
+    with ctx.worker_uid() as uid:
+        try:
+            isolation.prepare_dir(str(home), uid, uid)
+            code_path = home / "candidate.py"
+            code_path.write_text(cand.code)
+            setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
+                     "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
+                     "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction(),
+                     "isolation": {"workdir": str(home), "uid": uid, "gid": uid, "hide": ctx.hidden,
+                                   "reveal": ctx.reveal}}
+            return _run_worker(ctx, task, cand, device, setup, phases, finish)
+        finally:
+            shutil.rmtree(home, ignore_errors=True)  # nothing of it is left for the slot's next candidate
+
+
+def _run_worker(ctx: _Context, task: Task, cand: Candidate, device: str, setup: dict[str, Any],
+                phases: dict[str, float], finish: Callable[..., CandidateResult]) -> CandidateResult:
+    """The candidate's worker: import, then every workload; `finish` writes the candidate's row."""
+    platform = ctx.platforms[device]
     results: list[WorkloadResult] = []
     with ctx.pool.locks[device].shared(), _phase(phases, "start"):  # a candidate may launch kernels at import
         worker = Worker(setup, start_method=ctx.config.start_method)
         ready = worker.receive(ctx.config.import_timeout_s)
     try:
+        level = worker.isolation_level
         v = _import_verdict(ready)
         if not v.passed:
-            return finish(v.status, v.evidence, log=ready.log_tail or worker.log_tail())
+            return finish(v.status, v.evidence, log=ready.log_tail or worker.log_tail(), level=level)
         order = sorted(task.workloads, key=lambda w: w.purpose != "correctness")
         dead: str | None = None
         for w in order:
-            base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
+            base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose,
+                    "isolation": level}
             if dead is not None:
                 res = WorkloadResult(**base, status=Status.SKIPPED, evidence=dead)
             elif w.purpose == "performance" and _on_cpu(device):
                 res = WorkloadResult(**base, status=Status.SKIPPED, timing=dict(CPU_TIMING),
                                      evidence="performance workload: not run on CPU (Triton interpreter)")
             else:
-                res = _run_workload(ctx, task, cand, w, worker, device, phases)
+                res = replace(_run_workload(ctx, task, cand, w, worker, device, phases), isolation=level)
                 if not worker.alive:
                     dead = f"not run: the worker died on workload {w.id} ({res.status.value})"
             results.append(res)
             ctx.writer.write(res.to_row(platform))
         failed = next((r for r in results if r.status not in (Status.PASSED, Status.SKIPPED)), None)
         if failed is not None:
-            return finish(failed.status, f"workload {failed.workload_id}: {failed.evidence}", results, failed.log_excerpt)
+            return finish(failed.status, f"workload {failed.workload_id}: {failed.evidence}", results,
+                          failed.log_excerpt, level)
         if not any(r.status is Status.PASSED for r in results):
-            return finish(Status.SKIPPED, "no workload of this task can run on this device", results)
-        return finish(Status.PASSED, "", results)
+            return finish(Status.SKIPPED, "no workload of this task can run on this device", results, level=level)
+        return finish(Status.PASSED, "", results, level=level)
     finally:
         worker.close()
 

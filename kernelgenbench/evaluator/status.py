@@ -15,7 +15,10 @@ class Status(StrEnum):
     TIMEOUT = "timeout"  # the wall-clock limit ran out; the worker was killed
     CRASHED = "crashed"  # the worker died: segfault, os._exit, illegal memory access
     MEMORY_EXCEEDED = "memory_exceeded"  # host or device memory cap hit
-    INCORRECT_TYPE = "incorrect_type"  # an output is not a plain torch.Tensor (subclass, lazy object, ...)
+    # an output is not a plain strided torch.Tensor with data (subclass, non-tensor, sparse/nested layout,
+    # no storage), or there are too many or too few outputs
+    INCORRECT_TYPE = "incorrect_type"
+    INCORRECT_DEVICE = "incorrect_device"  # an output on another device than the inputs (meta included: no data)
     INCORRECT_SHAPE = "incorrect_shape"
     INCORRECT_DTYPE = "incorrect_dtype"
     INCORRECT_STRIDES = "incorrect_strides"  # only where the op defines strides (views)
@@ -32,6 +35,9 @@ class Status(StrEnum):
     NO_REFERENCE = "no_reference"  # the task cannot be judged (no reference code in the record, unknown task)
     REFERENCE_ERROR = "reference_error"  # the record's reference or input generator failed: a dataset bug
     SKIPPED = "skipped"  # not run: the worker died on an earlier workload of the same candidate
+    # the evaluator itself failed while judging this candidate (a bug in kernelgenbench, not a verdict on the
+    # candidate); its traceback is the evidence, and the run goes on with the next candidate
+    EVALUATOR_ERROR = "evaluator_error"
 
     @property
     def passed(self) -> bool:

@@ -91,6 +91,7 @@ class Worker:
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])
+        self.isolation: dict[str, Any] | None = None  # what the worker entered, reported before the import
         self._arenas = Arenas()  # fresh for each candidate: nothing a previous worker left can reach this one
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
@@ -135,6 +136,10 @@ class Worker:
         except (ValueError, KeyError, TypeError):
             self.kill()
             return Reply("protocol_error", {"evidence": "worker sent a malformed reply"}, log_tail=self.log_tail())
+        if kind == "isolation" and self.isolation is None:
+            # The first message, sent before the candidate is imported; any later one is the candidate's.
+            self.isolation = header
+            return self.receive(timeout)
         payload = None
         if kind == "result":
             more = self._recv(timeout)
@@ -177,11 +182,26 @@ class Worker:
         """The worker process is running."""
         return self._proc.is_alive()
 
+    @property
+    def isolation_level(self) -> str | None:
+        """The isolation level the worker entered (None if it died before saying)."""
+        return None if self.isolation is None else str(self.isolation.get("level"))
+
     def kill(self) -> None:
-        """Stop the worker now."""
+        """Stop the worker and everything it started, now."""
+        if self._proc.is_alive() and self.isolation_level not in (None, "session"):
+            # In a namespace level the worker's process is the intermediate: SIGTERM makes it kill the
+            # namespace's PID 1 (hence every process in it) before it goes, which the candidate cannot undo.
+            self._proc.terminate()
+            self._proc.join(timeout=5)
         if self._proc.is_alive():
             self._proc.kill()
         self._proc.join(timeout=5)
+        if self.isolation_level == "session" and self._proc.pid:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)  # what is left of the worker's session
+            except OSError:
+                pass
 
     def close(self, timeout: float = 5.0) -> None:
         """Ask the worker to exit, then make sure it has."""

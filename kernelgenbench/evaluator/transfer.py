@@ -23,10 +23,14 @@ import torch
 
 from kernelgenbench.evaluator.inputs import generator
 
+# Bound at import: in a worker that is before the candidate's import, so replacing torch.empty, torch.cat or
+# torch.randint later does not make the packer or the fingerprint run the candidate's code.
+_empty, _cat, _randint = torch.empty, torch.cat, torch.randint
+
 
 def storage_bytes(t: torch.Tensor) -> torch.Tensor:
     """A uint8 tensor over the whole storage under `t`, on its device (bytes around a view included)."""
-    return torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    return _empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
 
 
 def move(t: torch.Tensor, device: str | torch.device | None,
@@ -143,9 +147,10 @@ class Arena:
 def pack(obj: Any, arena: Arena) -> dict[str, Any]:
     """Copy every tensor storage in `obj` into `arena`; the JSON-ready description of the rest.
 
-    Storages shared by several tensors are copied once, so aliasing survives the trip. Supported: tensors
-    (any device; subclasses travel as plain tensors), lists, tuples, dicts with string keys, None, bool,
-    int, float, str, complex, torch dtypes, devices, layouts and memory formats.
+    Storages shared by several tensors are copied once, so aliasing survives the trip. Supported: plain
+    tensors (any device, strided), lists, tuples, dicts with string keys, None, bool, int, float, str,
+    complex, torch dtypes, devices, layouts and memory formats. Types are matched exactly: a tensor or
+    container subclass (whose methods could run anything while it is packed) is refused with TypeError.
     """
     raws: list[torch.Tensor] = []
     index: dict[tuple[int, int, str], int] = {}
@@ -153,9 +158,8 @@ def pack(obj: Any, arena: Arena) -> dict[str, Any]:
     def enc(v: Any) -> Any:
         if v is None or type(v) in _SCALARS:
             return v
-        if isinstance(v, torch.Tensor):
+        if type(v) is torch.Tensor:
             t = v.detach()
-            t = t if type(t) is torch.Tensor else t.as_subclass(torch.Tensor)
             st = t.untyped_storage()
             key = (st.data_ptr(), st.nbytes(), str(t.device))
             if key not in index:
@@ -163,23 +167,24 @@ def pack(obj: Any, arena: Arena) -> dict[str, Any]:
                 raws.append(storage_bytes(t))
             return {"tensor": [index[key], str(t.dtype).removeprefix("torch."), list(t.shape), list(t.stride()),
                                t.storage_offset()]}
-        if isinstance(v, list):
+        if type(v) is list:
             return {"list": [enc(x) for x in v]}
-        if isinstance(v, tuple):
+        if type(v) is tuple:
             return {"tuple": [enc(x) for x in v]}
-        if isinstance(v, dict):
-            if not all(isinstance(k, str) for k in v):
+        if type(v) is dict:
+            if not all(type(k) is str for k in v):
                 raise TypeError("only dicts with string keys can be transferred")
             return {"dict": [[k, enc(x)] for k, x in v.items()]}
-        if isinstance(v, complex):
+        if type(v) is complex:
             return {"complex": [v.real, v.imag]}
-        if isinstance(v, torch.dtype):
+        if type(v) is torch.dtype:
             return {"dtype": str(v).removeprefix("torch.")}
-        if isinstance(v, torch.device):
+        if type(v) is torch.device:
             return {"device": str(v)}
-        if isinstance(v, (torch.layout, torch.memory_format)):
+        if type(v) in (torch.layout, torch.memory_format):
             return {"torch": str(v).removeprefix("torch.")}
-        raise TypeError(f"a {type(v).__name__} cannot be transferred (only tensors, containers and plain values)")
+        raise TypeError(f"a {type.__dict__['__name__'].__get__(type(v))} cannot be transferred (only plain tensors, "
+                        "containers and values)")
 
     value = enc(obj)
     regions, end = [], 0
@@ -292,10 +297,10 @@ def _keyed_sum(t: torch.Tensor, key: int) -> int:
     for c, start in enumerate(range(0, raw.numel(), 8 * _CHUNK_WORDS)):
         part = raw[start:start + 8 * _CHUNK_WORDS]
         if part.numel() % 8:
-            part = torch.cat([part, part.new_zeros(8 - part.numel() % 8)])
+            part = _cat([part, part.new_zeros(8 - part.numel() % 8)])
         words = part.view(torch.int64)
         gen = generator((key * 1_000_003 + c) & 0x7FFFFFFFFFFFFFFF, t.device)
-        weights = torch.randint(-(1 << 62), 1 << 62, words.shape, generator=gen, dtype=torch.int64,
+        weights = _randint(-(1 << 62), 1 << 62, words.shape, generator=gen, dtype=torch.int64,
                                 device=gen.device).to(t.device) | 1
         # Integer products and sums wrap modulo 2**64 in any order, so both sides agree exactly.
         total = (total + int((words * weights).sum())) & 0xFFFFFFFFFFFFFFFF
@@ -306,24 +311,26 @@ def fingerprint(value: Any, key: int) -> str:
     """A keyed checksum of `value`: its structure, every tensor's layout and its storage's bytes."""
     h = hashlib.sha256(str(key).encode())
 
-    def walk(v: Any) -> None:
-        if isinstance(v, torch.Tensor):
+    def walk(v: Any) -> None:  # exact types: nothing of an object the candidate left in a list runs here
+        if type(v) is torch.Tensor:
             t = v.detach()
             meta = [str(t.dtype), list(t.shape), list(t.stride()), t.storage_offset(),
                     t.untyped_storage().nbytes(), t.device.type]
             h.update(json.dumps(meta).encode())
             h.update(_keyed_sum(t, key).to_bytes(8, "little"))
-        elif isinstance(v, (list, tuple)):
+        elif type(v) in (list, tuple):
             h.update(f"{type(v).__name__}[{len(v)}".encode())
             for x in v:
                 walk(x)
-        elif isinstance(v, dict):
+        elif type(v) is dict:
             h.update(f"dict[{len(v)}".encode())
             for k, x in v.items():
                 h.update(repr(k).encode())
                 walk(x)
-        else:
+        elif v is None or type(v) in (*_SCALARS, complex, torch.dtype, torch.device, torch.layout, torch.memory_format):
             h.update(f"{type(v).__name__}:{v!r}".encode())
+        else:  # its repr would be its own code: the type's name only
+            h.update(f"object:{type.__dict__['__qualname__'].__get__(type(v))}".encode())
 
     walk(value)
     return h.hexdigest()

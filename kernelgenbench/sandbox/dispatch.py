@@ -1,35 +1,111 @@
 """Record the ATen ops dispatched while the candidate runs (inside its worker).
 
 Ops dispatched inside a Triton launch (the interpreter copies arguments to the host and back with aten
-ops) are counted apart; the evaluator never holds them against the candidate
-(`kernelgenbench.evaluator.dispatch_guard` decides what counts as compute).
+ops) are counted apart; the evaluator judges them on their own (`kernelgenbench.evaluator.dispatch_guard`
+decides what counts as compute).
+
+A dispatch mode can be switched off from inside the process it watches, so `sealed_recorder` pairs it with
+checks the worker runs when the call returns: the recorder still on top of the mode stack, its counters
+unchanged except by itself (a keyed tally it keeps where no attribute names it), not left paused. They make
+the simple attacks leave a mark (clearing or resetting the counts, pausing it, popping it); code that walks
+memory (gc, frames, closure cells) can still reach the key. The C++-level profiler (sandbox/activity.py),
+evidence judged outside this process and OS isolation are the real defence.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+_MASK = (1 << 64) - 1
+
+
+def _no_note(name: str, in_launch: int) -> None:
+    return None
 
 
 class DispatchRecorder(TorchDispatchMode):
-    """A dispatch mode counting every aten op by overload name; `paused` > 0 inside Triton launches."""
+    """A dispatch mode counting every aten op by overload name; `paused` > 0 inside Triton launches.
 
-    def __init__(self) -> None:
+    `note(name, in_launch)` hears every op, and `note("", -1)` every pause (one per launch);
+    `on_pause(True/False)`, when set, hears launches begin and end (a profiler can mark them)."""
+
+    def __init__(self, note: Callable[[str, int], None] = _no_note) -> None:
         super().__init__()
         self.ops: Counter[str] = Counter()
         self.views: set[str] = set()
         self.in_launch: Counter[str] = Counter()
-        self.paused = 0
+        self._paused = 0
+        self._note = note
+        self.on_pause: Callable[[bool], None] | None = None
+
+    @property
+    def paused(self) -> int:
+        """Launch depth: ops dispatched while it is above 0 are counted in `in_launch`."""
+        return self._paused
+
+    @paused.setter
+    def paused(self, value: int) -> None:
+        was, self._paused = self._paused, value
+        if value > was:  # one per launch the launch counter wraps; any other is someone else pausing it
+            self._note("", -1)
+        if bool(was) != bool(value) and self.on_pause is not None:
+            self.on_pause(bool(value))
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Mapping | None = None) -> Any:
         name = str(func.name())  # 'aten::add.Tensor'
-        if self.paused:
+        paused = 1 if self._paused else 0
+        self._note(name, paused)
+        if paused:
             self.in_launch[name] += 1
         else:
             self.ops[name] += 1
             if getattr(func, "is_view", False):
                 self.views.add(name)
         return func(*args, **(kwargs or {}))
+
+
+def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Callable[[], bool]]:
+    """A fresh recorder, the check of its integrity after the call given the launches counted (marks; []
+    when intact), and whether it is on top of the dispatch mode stack now (ask at the end of the call)."""
+    key, acc, pauses = secrets.randbits(64), 0, 0
+    _hash, _len, _at = hash, torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
+
+    def note(name: str, in_launch: int) -> None:
+        nonlocal acc, pauses
+        if in_launch < 0:
+            pauses += 1
+            return
+        acc = (acc + _hash((key, in_launch, name))) & _MASK
+
+    rec = DispatchRecorder(note)
+    ops, in_launch, keys, cls = rec.ops, rec.in_launch, frozenset(rec.__dict__), DispatchRecorder
+
+    def on_top() -> bool:
+        n = _len()
+        return n > 0 and _at(n - 1) is rec
+
+    def check(launches: int) -> list[str]:
+        marks = []
+        state = rec.__dict__
+        if (state.get("_note") is not note or state.get("ops") is not ops or state.get("in_launch") is not in_launch
+                or frozenset(state) != keys or type(rec) is not cls):
+            marks.append("the dispatch recorder's state was replaced during the call")
+        total = 0
+        for where, counts in ((0, ops), (1, in_launch)):
+            for name, n in dict.items(counts):
+                total = (total + n * _hash((key, where, name))) & _MASK
+        if total != acc:
+            marks.append("the dispatch recorder's counts were changed (cleared, reset or edited) during the call")
+        if rec.__dict__.get("_paused"):
+            marks.append("the dispatch recorder was left paused after the call")
+        if pauses != launches:
+            marks.append(f"the dispatch recorder was paused {pauses} time(s) for {launches} Triton launch(es)")
+        return marks
+
+    return rec, check, on_top

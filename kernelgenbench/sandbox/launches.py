@@ -119,9 +119,8 @@ class LaunchCounter:
     `ranges` counts the launch ranges opened, to compare with those the profiler saw.
     """
 
-    range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per worker process: a candidate cannot guess it
-
     def __init__(self, recorder: Any = None) -> None:
+        self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
         self.compile_s = 0.0

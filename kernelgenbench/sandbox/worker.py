@@ -22,9 +22,39 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 TRACE_CHARS = 3000
+
+# --- bound before any candidate code runs --------------------------------------------------------------
+# The worker is imported (forkserver preload, or the spawned child's unpickling of `main`) before the
+# candidate is. torch.Tensor is a Python class whose attributes a candidate can replace, and an object it
+# returns can lie about its __class__, its type's name and every method; so what the worker uses to look
+# into outputs and pack them is bound here, from torch._C.TensorBase (an immutable C type) and builtins.
+import torch  # noqa: E402 - after the constant: the block below needs it at import time
+from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
+
+_type, _issubclass = type, issubclass
+MAX_DEPTH, MAX_LEAVES = 32, 1 << 16  # bounds on reading a return value (a list may contain itself)
+_TENSOR, _TENSOR_BASE = torch.Tensor, torch._C.TensorBase
+_T_DEVICE = _TENSOR_BASE.__dict__["device"].__get__
+_T_LAYOUT = _TENSOR_BASE.__dict__["layout"].__get__
+_T_NESTED = _TENSOR_BASE.__dict__["is_nested"].__get__
+_T_STORAGE = _TENSOR_BASE.untyped_storage
+_T_NUMEL = _TENSOR_BASE.numel
+_T_ELEMENT_SIZE = _TENSOR_BASE.element_size
+_S_DATA_PTR = torch._C.StorageBase.data_ptr
+_TYPE_MODULE = type.__dict__["__module__"].__get__
+_TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_LIST_ITER, _TUPLE_ITER = list.__iter__, tuple.__iter__
+_FN_MODES, _DISPATCH_MODES = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
+_NO_FN_MODES, _NO_DISPATCH_MODES = torch._C.DisableTorchFunction, _disable_current_modes
+# The Python classes in the MRO of tensors and storages: while their attributes are the ones seen here,
+# calling a method of a plain tensor runs torch's code (TensorBase and StorageBase cannot be changed).
+_CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torch.UntypedStorage,
+                                                             torch.storage._StorageBase))
 
 
 def _send(conn: Any, header: dict[str, Any], payload: bytes | None = None) -> None:
@@ -77,6 +107,23 @@ def _cap_memory(device: str, cap_bytes: int, device_fraction: float) -> str:
     return "none"
 
 
+# The evaluator's own modules: their functions and classes are watched, and their sys.modules entries must
+# stay the module objects the worker bound before the candidate was imported.
+_GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
+                    "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
+                    "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
+                    "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
+                    "torch.utils._python_dispatch")
+
+
+# The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
+# module of it that appears later was imported by the candidate. (Sandbox modules may still load lazily.)
+_EVALUATOR_PREFIXES = ("kernelgenbench.evaluator.",)
+# Modules the worker's own helpers still import by name (`import torch` inside a function).
+_CORE_MODULES = ("torch", "triton", "json", "time", "threading", "multiprocessing.connection", "triton.runtime.jit",
+                 "triton.runtime.interpreter", "torch.profiler")
+
+
 def _watched() -> dict[str, tuple[Any, str]]:
     """Functions the candidate must leave alone: comparison, timing, transfer, and the evaluator's own."""
     import importlib
@@ -84,6 +131,7 @@ def _watched() -> dict[str, tuple[Any, str]]:
     import time as time_mod
 
     import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
 
     pairs: dict[str, tuple[Any, str]] = {}
     for owner, names, label in [
@@ -94,6 +142,7 @@ def _watched() -> dict[str, tuple[Any, str]]:
         (torch.cuda, ["synchronize", "current_stream", "Event"], "torch.cuda"),
         (torch.cuda.Event, ["elapsed_time", "record", "synchronize", "query"], "torch.cuda.Event"),
         (torch.profiler, ["profile"], "torch.profiler"),
+        (TorchDispatchMode, ["__enter__", "__exit__", "__init__"], "TorchDispatchMode"),
         (time_mod, ["perf_counter", "perf_counter_ns", "time", "monotonic", "sleep"], "time"),
         (mpc.Connection, ["send_bytes", "recv_bytes", "recv", "send"], "Connection"),
         (json, ["dumps"], "json"),
@@ -108,10 +157,7 @@ def _watched() -> dict[str, tuple[Any, str]]:
         pairs["triton.testing.do_bench"] = (triton.testing, "do_bench")
     except ImportError:
         pass
-    for modname in ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
-                    "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
-                    "kernelgenbench.evaluator.timing",
-                    "kernelgenbench.evaluator.inputs"):
+    for modname in _GUARDED_MODULES:
         try:
             mod = importlib.import_module(modname)
         except ImportError:
@@ -119,12 +165,9 @@ def _watched() -> dict[str, tuple[Any, str]]:
         for n, v in vars(mod).items():
             if callable(v) and getattr(v, "__module__", None) == modname:
                 pairs[f"{modname}.{n}"] = (mod, n)
-        for cls_name in ("DispatchRecorder", "LaunchCounter", "Session", "ThreadWatch"):
-            cls = getattr(mod, cls_name, None)
-            if isinstance(cls, type) and cls.__module__ == modname:
-                for n, v in vars(cls).items():
-                    if callable(v):
-                        pairs[f"{modname}.{cls_name}.{n}"] = (cls, n)
+                if isinstance(v, type):  # the recorders' and timing's methods too
+                    pairs.update({f"{modname}.{n}.{m}": (v, m) for m, f in vars(v).items()
+                                  if callable(f) or isinstance(f, (property, staticmethod, classmethod))})
     try:
         from triton.runtime.jit import JITFunction
 
@@ -136,7 +179,7 @@ def _watched() -> dict[str, tuple[Any, str]]:
         pass
     import builtins
 
-    for n in ("isinstance", "type", "len", "getattr", "id"):
+    for n in ("isinstance", "type", "len", "getattr", "id", "hash"):
         pairs[f"builtins.{n}"] = (builtins, n)
     return pairs
 
@@ -148,14 +191,55 @@ class _Sentinel:
 _MISSING = _Sentinel()
 
 
+def _state(value: Any) -> tuple[Any, ...]:
+    """A watched value and what its behaviour hangs on: a function's code, defaults and closure (a replaced
+    `__code__` keeps the function's identity), a wrapper's underlying function."""
+    fn = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+    fn = fn.fget if isinstance(fn, property) else fn
+    return (value, getattr(fn, "__code__", None), getattr(fn, "__defaults__", None),
+            getattr(fn, "__kwdefaults__", None), getattr(fn, "__closure__", None))
+
+
 def _snapshot(watched: dict[str, tuple[Any, str]]) -> dict[str, Any]:
-    return {k: owner.__dict__.get(n, _MISSING) if isinstance(owner, type) else getattr(owner, n, _MISSING)
+    return {k: _state(owner.__dict__.get(n, _MISSING) if isinstance(owner, type) else getattr(owner, n, _MISSING))
             for k, (owner, n) in watched.items()}
 
 
-def _tampered(watched: dict[str, tuple[Any, str]], snap: dict[str, Any]) -> list[str]:
-    now = _snapshot(watched)
-    return [f"{k} was replaced" for k in watched if now[k] is not snap[k]]
+def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
+    """The tampering check, bound now: the snapshot and the module objects live in its closure (the candidate
+    cannot refresh them by name), and it calls nothing of the evaluator's that it looks up by name later (the
+    builtins it relies on are watched).
+
+    What remains: code that walks memory (gc, frames, closure cells) can reach and rewrite the closure, and a
+    replacement that restores itself before this runs is not seen; the evaluator-side checks (the profiler's
+    C++-level ops, values compared outside this process) and OS isolation are the real defence.
+    """
+    snapshot, state = _snapshot, _state
+    snap = tuple(snapshot(watched).items())
+    items = tuple((k, owner, n, isinstance(owner, type)) for k, (owner, n) in watched.items())
+    modules = sys.modules
+    bound = tuple((name, mod) for name, mod in modules.items()
+                  if name.startswith("kernelgenbench.") or name in _GUARDED_MODULES or name in _CORE_MODULES)
+    known = frozenset(modules)
+    _getattr, _zip, _any = getattr, zip, any
+
+    def tampered(skip: tuple[str, ...] = ()) -> list[str]:
+        """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
+        marks = []
+        for (k, owner, n, is_cls), (_, before) in _zip(items, snap):
+            if k in skip:
+                continue
+            now = state(owner.__dict__.get(n, _MISSING) if is_cls else _getattr(owner, n, _MISSING))
+            if _any(a is not b for a, b in _zip(now, before)):
+                marks.append(f"{k} was replaced")
+        marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
+        # The evaluator's judging code never runs here: a candidate importing it means to patch it.
+        marks += [f"the candidate imported the evaluator's module {name}" for name in tuple(modules)
+                  if name.startswith(_EVALUATOR_PREFIXES) and name not in known]
+        return marks
+
+    del snapshot
+    return tampered
 
 
 class _Activity:
@@ -247,34 +331,107 @@ def _sync(device: str) -> None:
         getattr(torch, kind).synchronize()
 
 
-def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
-    import torch
+def _type_name(cls: type) -> str:
+    """'module.qualname' of a class, read through `type`'s own descriptors (a metaclass cannot intercept)."""
+    mod, qual = _TYPE_MODULE(cls), _TYPE_QUALNAME(cls)
+    name = f"{mod if _type(mod) is str else '?'}.{qual if _type(qual) is str else '?'}"
+    return name + (" (another type under that name)" if name == "torch.Tensor" and cls is not _TENSOR else "")
 
-    meta: dict[str, Any] = {"type": f"{type(value).__module__}.{type(value).__qualname__}"}
-    if isinstance(value, torch.Tensor):
-        meta["device"] = str(value.device)
-        meta["alias"] = storages.get(value.untyped_storage().data_ptr()) if value.numel() else None
+
+def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
+    """What the judge needs to know about one output leaf, read through accessors bound before the candidate
+    was imported: nothing of the object's own (methods, properties, __class__) runs. Only an object whose
+    type IS torch.Tensor is looked into; for any other the type is all that is reported."""
+    cls = _type(value)
+    meta: dict[str, Any] = {"type": _type_name(cls), "plain": cls is _TENSOR}
+    if cls is not _TENSOR:
+        meta["tensor_subclass"] = _issubclass(cls, _TENSOR_BASE)
+        return meta
+    meta["device"] = str(_T_DEVICE(value))
+    meta["layout"] = str(_T_LAYOUT(value))
+    meta["nested"] = bool(_T_NESTED(value))
+    try:
+        ptr = _S_DATA_PTR(_T_STORAGE(value))
+    except Exception:  # noqa: BLE001 - sparse, functional, lazy tensors: no storage the worker can read
+        meta["storage"] = False
+        return meta
+    meta["storage"] = True
+    meta["alias"] = storages.get(ptr) if _T_NUMEL(value) else None
     return meta
 
 
-def _portable(value: Any) -> Any:
-    """What may travel back for one output leaf: a tensor (sent as a plain one), a plain scalar, or None."""
-    import torch
+def _portable(value: Any, meta: dict[str, Any], device_type: str) -> Any:
+    """What may travel back for one output leaf: a plain strided tensor with data on the call's device type,
+    a plain scalar, or None (the judge reads why from the leaf's metadata)."""
+    if meta.get("plain"):
+        travels = (meta.get("storage") and meta.get("layout") == "torch.strided" and not meta.get("nested")
+                   and str(meta.get("device")).split(":")[0] == device_type)
+        return value if travels else None
+    return value if value is None or _type(value) in (int, float, bool, complex, str) else None
 
-    if isinstance(value, torch.Tensor) or value is None or type(value) in (int, float, bool, complex, str):
-        return value
-    return None
+
+def _structure(value: Any, depth: int = 0) -> str:
+    """The nesting of a return value, '*' for a leaf: '[*,[*,*]]' (lists and tuples alike), read as `_flatten`
+    reads it; at most MAX_LEAVES items in all ('...' after them)."""
+    cls = _type(value)
+    if not (_issubclass(cls, (list, tuple)) and depth < MAX_DEPTH):
+        return "*"
+    parts = []
+    for i, v in enumerate((_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value)):
+        if i >= MAX_LEAVES:
+            parts.append("...")
+            break
+        parts.append(_structure(v, depth + 1))
+    return "[" + ",".join(parts) + "]"
 
 
 def _has_tensor(value: Any) -> bool:
-    return hasattr(value, "untyped_storage") or (isinstance(value, list) and any(_has_tensor(v) for v in value))
+    return _type(value) is _TENSOR or (_type(value) is list and any(_has_tensor(v) for v in value))
 
 
-def _flatten(value: Any) -> list[Any]:
-    if isinstance(value, (list, tuple)):
+def _portable_arg(value: Any, device_type: str) -> Any:
+    """An argument as it may travel back: its plain tensors (in a list where it is one), anything else None.
+    The candidate may have put its own objects into a list argument: those never travel."""
+    if _type(value) is list:
+        return [_portable_arg(v, device_type) for v in value]
+    return _portable(value, _leaf_meta(value, {}), device_type) if _type(value) is _TENSOR else None
+
+
+def _fingerprint_or_reason(fingerprint: Callable[..., str], value: Any, key: int) -> str:
+    """The argument's fingerprint after the call; what the candidate left in it may not be readable."""
+    try:
+        return fingerprint(value, key)
+    except Exception as exc:  # noqa: BLE001 - a differing value: the argument travels back and is judged
+        return f"unreadable after the call: {_type_name(_type(exc))}"
+
+
+def _hooks_left(modes_before: tuple[int, int]) -> list[str]:
+    """What the candidate left that would run its code while the worker inspects and packs the outputs:
+    torch function or dispatch modes still active, attributes of the tensor and storage classes replaced."""
+    marks = []
+    if _FN_MODES() > modes_before[0]:
+        marks.append("a torch function mode was left active after the call")
+    if _DISPATCH_MODES() > modes_before[1]:
+        marks.append("a torch dispatch mode was left active after the call")
+    for cls, snap in _CLASS_DICTS:
+        now = _TYPE_DICT(cls)
+        changed = sorted(str(k) for k in set(now) | set(snap) if now.get(k, _MISSING) is not snap.get(k, _MISSING))
+        if changed:
+            marks.append(f"{_type_name(cls)} attribute(s) replaced or added: {', '.join(changed[:8])}")
+    return marks
+
+
+def _flatten(value: Any, depth: int = 0) -> list[Any]:
+    """Leaves of nested lists and tuples (namedtuples too), iterated by list's and tuple's own C iterators:
+    a container subclass's __iter__ or a lying __class__ never runs. Past MAX_DEPTH levels (a list that
+    contains itself) the container is a leaf; past MAX_LEAVES leaves the rest is not collected."""
+    cls = _type(value)
+    if _issubclass(cls, (list, tuple)) and depth < MAX_DEPTH:
         out: list[Any] = []
-        for v in value:
-            out.extend(_flatten(v))
+        for v in (_LIST_ITER if _issubclass(cls, list) else _TUPLE_ITER)(value):
+            out.extend(_flatten(v, depth + 1))
+            if len(out) > MAX_LEAVES:
+                return out[:MAX_LEAVES + 1]
         return out
     return [value]
 
@@ -283,18 +440,20 @@ class _LayoutMismatch(Exception):
     pass
 
 
-def _refill(old: Any, new: Any) -> Any:
+def _refill(old: Any, new: Any, storage_bytes: Callable[[Any], Any] | None = None) -> Any:
     """`new`'s values written into `old`'s buffers (same addresses), its plain values kept; None unless every
-    tensor's dtype, device, sizes, strides, offset and storage size match."""
+    tensor's dtype, device, sizes, strides, offset and storage size match. The worker passes its bound
+    `storage_bytes`."""
     import torch
 
-    from kernelgenbench.evaluator.transfer import storage_bytes
+    if storage_bytes is None:
+        from kernelgenbench.evaluator.transfer import storage_bytes
 
     pairs: list[tuple[Any, Any]] = []
 
     def walk(o: Any, n: Any) -> Any:
         if isinstance(n, torch.Tensor):
-            same = isinstance(o, torch.Tensor) and (o.dtype, o.device, o.shape, o.stride(), o.storage_offset(),
+            same = _type(o) is _TENSOR and (o.dtype, o.device, o.shape, o.stride(), o.storage_offset(),
                                                      o.untyped_storage().nbytes()) == (
                 n.dtype, n.device, n.shape, n.stride(), n.storage_offset(), n.untyped_storage().nbytes())
             if not same:
@@ -324,105 +483,186 @@ def _workload(task: Any, workload_id: str) -> Any:
     return next(w for w in task.workloads if w.id == workload_id)
 
 
-def _draw(task: Any, spec: dict[str, Any], device: str) -> tuple[dict[str, Any], dict[str, str]]:
-    """A round's inputs drawn here, as the evaluator drew them, and their fingerprints under its key."""
-    from kernelgenbench.evaluator.inputs import round_inputs
-    from kernelgenbench.evaluator.transfer import fingerprint
+@dataclass(frozen=True)
+class _Bound:
+    """What per-call code uses, bound before the candidate is imported and passed along: never looked up by
+    name again, so a replaced sys.modules entry or module attribute does not reach it (a replaced `__code__`
+    does, and the tamper check, run as soon as the candidate's call returns, reports it)."""
 
-    args = round_inputs(task, _workload(task, spec["workload_id"]), seed=int(spec["seed"]), device=device)
-    return args, {k: fingerprint(v, int(spec["key"])) for k, v in args.items()}
+    sealed_recorder: Callable[[], tuple[Any, Callable[[int], list[str]], Callable[[], bool]]]
+    launch_counter: type
+    split_call_args: Callable[..., Any]
+    round_inputs: Callable[..., Any]
+    make_args: Callable[..., Any]
+    fingerprint: Callable[..., str]
+    storage_bytes: Callable[[Any], Any]
+    time_callable: Callable[..., Any]
+    timing_config: type
+    perf_counter: Callable[[], float]
+    tampered: Callable[..., list[str]]
+    session: type  # sandbox/activity.py's Session: one profiler session per call
+    loaded_kernels: Callable[[], frozenset[str]]  # kernels Triton loaded in this process
+
+
+def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
+    """Import and bind every guard the worker uses per call (call before importing the candidate)."""
+    from kernelgenbench.evaluator import timing
+    from kernelgenbench.evaluator.inputs import make_args, round_inputs, split_call_args
+    from kernelgenbench.evaluator.transfer import fingerprint, storage_bytes
+    from kernelgenbench.sandbox.activity import Session
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+    from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
+
+    b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
+               storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
+               loaded_kernels)
+    # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
+    watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
+    object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
+    return b
+
+
+def _no_marks(skip: tuple[str, ...] = ()) -> list[str]:
+    return []
+
+
+# Replaced by the launch counter for the duration of every call: not tampering while it is active.
+_LAUNCH_RUNS = ("triton.JITFunction.run", "triton.InterpretedFunction.run")
+_OFF_STACK = "the dispatch recorder was not on top of the mode stack at the end of the call (popped or disabled)"
+
+
+def _draw(task: Any, spec: dict[str, Any], device: str, b: _Bound) -> tuple[dict[str, Any], dict[str, str]]:
+    """A round's inputs drawn here, as the evaluator drew them, and their fingerprints under its key."""
+    args = b.round_inputs(task, _workload(task, spec["workload_id"]), seed=int(spec["seed"]), device=device)
+    return args, {k: b.fingerprint(v, int(spec["key"])) for k, v in args.items()}
 
 
 def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str,
               send: Callable[[Any], bytes], key: int | None = None,
-              before: dict[str, str] | None = None) -> tuple[dict, bytes | None]:
+              before: dict[str, str] | None = None, *, b: _Bound) -> tuple[dict, bytes | None]:
     """Call the candidate once under the recorders; the evidence header and the outputs' transfer.
 
     With a fingerprint `key` and the inputs' fingerprints `before` the call (inputs drawn here), an argument
     the task does not declare mutable travels back only if its fingerprint changed; otherwise every tensor
-    argument does.
+    argument does. Its "tampering" marks come from checks run the moment the candidate's call returns:
+    the evaluator's functions, the recorder's integrity and its place on the mode stack.
     """
-    from kernelgenbench.evaluator.inputs import split_call_args
-    from kernelgenbench.sandbox.activity import Session
-    from kernelgenbench.sandbox.dispatch import DispatchRecorder
-    from kernelgenbench.sandbox.launches import LaunchCounter
-
     storages: dict[int, str] = {}
     for name, v in args.items():
         for t in _flatten(v):
-            if hasattr(t, "untyped_storage") and t.numel():
-                storages.setdefault(t.untyped_storage().data_ptr(), name)
-    pos, kw = split_call_args(task, args)
-    rec = DispatchRecorder()
-    counter = LaunchCounter(rec)
+            if _type(t) is _TENSOR and _T_NUMEL(t):
+                storages.setdefault(_S_DATA_PTR(_T_STORAGE(t)), name)
+    modes_before = (_FN_MODES(), _DISPATCH_MODES())
+    pos, kw = b.split_call_args(task, args)
+    rec, sealed, on_top = b.sealed_recorder()
+    counter = b.launch_counter(rec)
+    marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
     at_start = watch.new() if watch is not None else []
     if watch is not None:
         watch.started.clear()
-    session = Session(device, counter.range_name)  # one profiler session per call (sandbox/activity.py)
+    session = b.session(device, counter.range_name)  # one profiler session per call (sandbox/activity.py)
     try:
         with session:
-            t0 = time.perf_counter()
+            t0 = b.perf_counter()  # the call and its device work, not the profiler's start and stop
             with counter.active(), rec:
-                ret = fn(*pos, **kw)
+                try:
+                    ret = fn(*pos, **kw)
+                finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
+                    marks = b.tampered(_LAUNCH_RUNS) + sealed(counter.ranges) + ([] if on_top() else [_OFF_STACK])
             _sync(device)
-            elapsed = time.perf_counter() - t0
+            elapsed = b.perf_counter() - t0
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return {"event": "error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                "message": str(exc)[:500], "traceback": _trace(exc),
-                "launches": dict(counter.launches), "launch_ranges": counter.ranges, "ops": list(rec.ops),
-                **_evidence(session, watch, at_start)}, None
-    leaves = _flatten(ret) if ret is not None else []
+                "message": str(exc)[:500], "traceback": _trace(exc), "tampering": marks,
+                "launches": dict(counter.launches), "launch_ranges": counter.ranges, "ops": dict(rec.ops),
+                "ops_in_launch": dict(rec.in_launch), **_evidence(session, watch, at_start, b)}, None
     header = {
         "event": "result",
         "elapsed_s": elapsed,
         "compile_s": counter.compile_s,
         "launches": dict(counter.launches),
         "launch_ranges": counter.ranges,
-        "ops": list(rec.ops),
+        "ops": dict(rec.ops),
         "views": sorted(rec.views),
-        "ops_in_launch": sum(rec.in_launch.values()),
+        "ops_in_launch": dict(rec.in_launch),
+        "tampering": marks,
         "returns_none": ret is None,
-        "leaves": [_leaf_meta(v, storages) for v in leaves],
-        "sizes": _sizes(args, leaves),
-        **_evidence(session, watch, at_start),
+        **_evidence(session, watch, at_start, b),
     }
-    t1 = time.perf_counter()
-    sent_args = {k: v if _has_tensor(v) else None for k, v in args.items()}
-    if key is not None and before is not None:
-        from kernelgenbench.evaluator.transfer import fingerprint
+    return _pack_result(header, ret, task, args, storages, device, send, key, before, modes_before, b)
 
+
+def _pack_result(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                 device: str, send: Callable[[Any], bytes], key: int | None, before: dict[str, str] | None,
+                 modes_before: tuple[int, int], b: _Bound) -> tuple[dict, bytes]:
+    """The outputs' metadata into `header` and the outputs and written arguments packed for the evaluator.
+
+    Only plain tensors with data on the call's device type travel; nothing of a candidate's own object runs
+    here. Packing runs under a dispatch recorder: its "ops" are the packer's own unless the candidate hooked
+    it. A result always carries a payload (b"null" when nothing could travel), so the evaluator never waits.
+    """
+    hooks = _hooks_left(modes_before)
+    header["packing"] = {"hooks": hooks}
+    if hooks:  # looking into the outputs would run the candidate's code: nothing is read or packed
+        header["leaves"] = []
+        return header, b"null"
+    # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
+    try:
+        with _NO_FN_MODES(), _NO_DISPATCH_MODES():
+            return _read_and_pack(header, ret, task, args, storages, device, send, key, before, b)
+    except Exception as exc:  # noqa: BLE001 - whatever was returned, the worker answers instead of dying
+        header["unreadable"] = f"{_type_name(_type(exc))}: {exc}"[:300]
+        header.pop("leaves", None)
+        return header, b"null"
+
+
+def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                   device: str, send: Callable[[Any], bytes], key: int | None,
+                   before: dict[str, str] | None, b: _Bound) -> tuple[dict, bytes]:
+    leaves = _flatten(ret) if ret is not None else []
+    metas = [_leaf_meta(v, storages) for v in leaves]
+    header["leaves"] = metas
+    header["sizes"] = _sizes(args, leaves)
+    header["structure"] = _structure(ret) if ret is not None else ""
+    dev_type = str(torch.device(device).type)
+    t1 = b.perf_counter()
+    sent_args = {k: _portable_arg(v, dev_type) if _has_tensor(v) else None for k, v in args.items()}
+    if key is not None and before is not None:
         mutable = {p.name for p in task.mutable_params}
-        after = {k: fingerprint(v, key) for k, v in args.items() if k not in mutable}
+        after = {k: _fingerprint_or_reason(b.fingerprint, v, key) for k, v in args.items() if k not in mutable}
         header["inputs_after"] = after
         sent_args = {k: v for k, v in sent_args.items() if k in mutable or after.get(k) != before.get(k)}
     # One transfer for outputs and arguments: an output that aliases an argument still does on the other side.
-    payload = {"returns": [_portable(v) for v in leaves], "args": sent_args}
+    payload = {"returns": [_portable(v, m, dev_type) for v, m in zip(leaves, metas, strict=True)], "args": sent_args}
+    rec = b.sealed_recorder()[0]
     try:
-        sent = send(payload)
-        header["send_s"] = time.perf_counter() - t1
-        return header, sent
-    except (TypeError, ValueError, RuntimeError) as exc:  # what the candidate returned cannot travel
-        header["transfer_error"] = f"{type(exc).__name__}: {exc}"[:300]
-        return header, None
+        with rec:
+            sent = send(payload)
+        header["send_s"] = b.perf_counter() - t1
+    except Exception as exc:  # noqa: BLE001 - the worker's own failure to pack: reported, never fatal
+        header["transfer_error"] = f"{_type_name(_type(exc))}: {exc}"[:300]
+        sent = b"null"
+    tensors = sum(_type(x) is _TENSOR for x in _flatten([payload["returns"], list(sent_args.values())]))
+    header["packing"].update(ops=dict(rec.ops), tensors=tensors)
+    return header, sent
 
 
-def _evidence(session: Any, watch: Any, at_start: list[str]) -> dict[str, Any]:
+def _evidence(session: Any, watch: Any, at_start: list[str], b: _Bound) -> dict[str, Any]:
     """The device-activity profile and the threads of one call (after the call)."""
-    from kernelgenbench.sandbox.launches import loaded_kernels
-
-    out: dict[str, Any] = {"profile": session.report(loaded_kernels())}
+    out: dict[str, Any] = {"profile": session.report(b.loaded_kernels())}
     if watch is not None:
         out["threads"] = watch.call_report(at_start)
     return out
 
 
 def _tensor_size(value: Any) -> list[int] | None:
-    """[numel, bytes] over the tensors in a value (None when it holds none)."""
-    tensors = [t for t in _flatten(value) if hasattr(t, "untyped_storage")]
+    """[numel, bytes] over the plain tensors in a value (None when it holds none), read through accessors
+    bound before the import."""
+    tensors = [t for t in _flatten(value) if _type(t) is _TENSOR]
     if not tensors:
         return None
-    return [sum(t.numel() for t in tensors), sum(t.numel() * t.element_size() for t in tensors)]
+    return [sum(_T_NUMEL(t) for t in tensors), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in tensors)]
 
 
 def _sizes(args: dict[str, Any], leaves: list[Any]) -> dict[str, Any]:
@@ -432,18 +672,15 @@ def _sizes(args: dict[str, Any], leaves: list[Any]) -> dict[str, Any]:
     return {"returns": [_tensor_size(v) for v in leaves], "args": {k: v for k, v in sized.items() if v is not None}}
 
 
-def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str) -> dict[str, Any]:
-    from kernelgenbench.evaluator import timing
-    from kernelgenbench.evaluator.inputs import make_args, split_call_args
-
+def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b: _Bound) -> dict[str, Any]:
     workload = _workload(task, msg["workload_id"])
     seeds = msg["seeds"]
 
     def arg_sets(i: int) -> tuple[list[Any], dict[str, Any]]:
-        return split_call_args(task, make_args(task, workload, seed=seeds[i % len(seeds)], device=device))
+        return b.split_call_args(task, b.make_args(task, workload, seed=seeds[i % len(seeds)], device=device))
 
-    config = timing.TimingConfig(**msg.get("config", {}))
-    return timing.time_callable(fn, arg_sets, device=device, config=config).to_dict()
+    config = b.timing_config(**msg.get("config", {}))
+    return b.time_callable(fn, arg_sets, device=device, config=config).to_dict()
 
 
 def main(conn: Any, setup: dict[str, Any]) -> None:
@@ -454,6 +691,10 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
     activity = _Activity()
     try:
+        # Before anything of the candidate runs (and before CUDA is initialised: this may fork).
+        from kernelgenbench.sandbox.isolation import enter
+
+        _send(conn, {"event": "isolation", **enter(setup.get("isolation") or {}, conn)})
         cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
         import torch
 
@@ -465,26 +706,28 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         if torch.device(device).type == "cuda":
             torch.cuda.set_device(torch.device(device))
         watched = _watched()
-        snap = _snapshot(watched)
         activity.install()
-        watched.update({"threading.Thread.start": (threading.Thread, "start")})
-        snap = {**snap, "threading.Thread.start": threading.Thread.__dict__["start"]}
+        watched["threading.Thread.start"] = (threading.Thread, "start")
+        # Everything used from here on is bound now, before the candidate is imported: locals, not names.
+        b = _bind(watched)
+        tampered, send_msg = b.tampered, _send
+        run_call, draw_inputs, refill, time_call = _run_call, _draw, _refill, _time
     except BaseException as exc:  # noqa: BLE001 - report the setup failure instead of dying silently
         _send(conn, {"event": "setup_error", "exc_type": type(exc).__name__, "traceback": _trace(exc)})
         return
-    t0 = time.perf_counter()
+    t0 = b.perf_counter()
     activity.armed = True
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
-        _send(conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                     "message": str(exc)[:500], "traceback": _trace(exc)})
+        send_msg(conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                        "message": str(exc)[:500], "traceback": _trace(exc)})
         return
     activity.armed = False
     fn = getattr(module, setup["entry_point"], None)
-    tamper = _tampered(watched, snap) + activity.evidence()
-    _send(conn, {"event": "ready", "import_s": time.perf_counter() - t0, "memory_cap": cap,
-                 "entry_point_found": callable(fn), "tampering": tamper})
+    tamper = tampered() + activity.evidence()
+    send_msg(conn, {"event": "ready", "import_s": b.perf_counter() - t0, "memory_cap": cap,
+                    "entry_point_found": callable(fn), "tampering": tamper})
     if not callable(fn) or tamper:
         return
     keep: list[Any] = []  # the previous round's buffers stay alive: fresh addresses unless a round reuses them
@@ -501,38 +744,43 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         if op == "exit":
             return
         if op == "call":
-            t_in = time.perf_counter()
+            t_in = b.perf_counter()
+            pre = tampered()  # before the call too: a replacement left between calls would run in this one
             draw, before = msg.get("draw"), None
             if draw is not None:
                 try:
-                    args, before = _draw(task, draw, device)
+                    args, before = draw_inputs(task, draw, device, b)
                 except Exception as exc:  # noqa: BLE001 - the evaluator then sends the inputs instead
-                    _send(conn, {"event": "draw_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
+                    send_msg(conn, {"event": "draw_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
                     continue
             else:
                 args = move_tree(unpack(msg["args"], arenas.inbox), device)
             if msg.get("reuse") and keep:
                 # This round runs in the previous round's buffers with new values, so a result cached by
                 # address goes stale (and fails) instead of being served again.
-                args = _refill(keep[0], args) or args
-            t_in = time.perf_counter() - t_in
+                args = refill(keep[0], args, b.storage_bytes) or args
+            t_in = b.perf_counter() - t_in
             activity.armed = True
-            header, payload = _run_call(fn, task, args, device, send, key=None if draw is None else int(draw["key"]),
-                                        before=before)
+            header, payload = run_call(fn, task, args, device, send, key=None if draw is None else int(draw["key"]),
+                                       before=before, b=b)
             activity.armed = False
             header["receive_s"] = t_in
             if before is not None:
                 header["inputs_before"] = before
-            header["tampering"] = _tampered(watched, snap) + activity.evidence()
+            marks = pre + header.get("tampering", []) + tampered() + activity.evidence()
+            if b.tampered is not tampered:
+                marks.append("the worker's bound tamper check was replaced")
+            header["tampering"] = list(dict.fromkeys(marks))  # the same mark seen before and after counts once
             keep[:] = [args]
-            _send(conn, header, payload)
+            send_msg(conn, header, payload)
         elif op == "time":
             try:
-                result = _time(fn, task, msg, device)
-                _send(conn, {"event": "timing", "timing": result, "tampering": _tampered(watched, snap)})
+                pre = tampered()
+                result = time_call(fn, task, msg, device, b)
+                send_msg(conn, {"event": "timing", "timing": result, "tampering": list(dict.fromkeys(pre + tampered()))})
             except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
-                _send(conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
-                             "traceback": _trace(exc)})
+                send_msg(conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
+                                "traceback": _trace(exc)})
         log.flush()
 
 

@@ -11,19 +11,20 @@ from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
 
 
-def _fmt_ops(ops: list[str]) -> str:
+def fmt_ops(ops: list[str]) -> str:
+    """The first six ops named, and how many more."""
     return ", ".join(ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
 
 
 def judge(task: Task, report: Mapping[str, Any]) -> str | None:
-    """The compute ops recorded, first six named."""
-    compute = compute_ops(report.get("ops") or [], report.get("views") or [], category=task.category)
-    return f"torch compute dispatched during the call: {_fmt_ops(compute)}" if compute else None
+    """The compute ops the dispatch recorder saw, first six named."""
+    compute = compute_ops(report.get("ops") or {}, category=task.category)
+    return f"torch compute dispatched during the call: {fmt_ops(compute)}" if compute else None
 
 
 CHECK = Check(
     name="torch_fallback", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
     prompt="Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the "
            "entry point); at least one Triton kernel must launch.",
-    corpus=("torch_fallback", "aten_ops"),
+    corpus=("torch_fallback", "aten_ops", "custom_op_named_allowed", "item_loop"),
 )

@@ -1,0 +1,31 @@
+"""Torch compute inside a Triton launch: under the interpreter a kernel body is Python, and a plain function
+it calls can run torch ops; compiled launches dispatch none. Only the interpreter's own argument copies
+(host aliases with new_empty/set_, copy_ back per argument storage) are excused."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
+from kernelgenbench.evaluator.dispatch_guard import compute_ops
+from kernelgenbench.evaluator.status import Status
+
+
+def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+    """Compute among the dispatch recorder's in-launch ops, then among the profiler's."""
+    recorded = report.get("ops_in_launch")
+    compute = compute_ops(recorded if isinstance(recorded, Mapping) else {}, category=task.category, in_launch=True)
+    profile = report.get("profile") or {}
+    if not compute and profile.get("available"):
+        compute = compute_ops(profile.get("cpu_ops_in_launch") or {}, category=task.category, profiler=True,
+                              in_launch=True)
+    return f"torch compute inside a Triton launch: {fmt_ops(compute)}" if compute else None
+
+
+CHECK = Check(
+    name="launch_ops", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
+    corpus=("compute_in_launch",),
+)

@@ -1,0 +1,36 @@
+"""Torch compute the profiler saw at the C++ level (all threads) that the dispatch recorder did not.
+
+The dispatch recorder is a Python dispatch mode: a candidate can switch it off from inside (disable the
+mode stack, exclude the Python dispatch key, pause it) or run torch where it never looks (another thread).
+The profiler's aten ops (header "profile", collected by kernelgenbench.sandbox.activity) cannot be
+switched off that way, so compute among them is torch_fallback, with the mismatch as its evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
+from kernelgenbench.evaluator.dispatch_guard import compute_ops
+from kernelgenbench.evaluator.status import Status
+
+
+def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+    """Compute ops in the profile outside launches; the dispatch recorder's are judged before this check."""
+    profile = report.get("profile") or {}
+    if not profile.get("available"):
+        return None
+    compute = compute_ops(profile.get("cpu_ops") or {}, category=task.category, profiler=True)
+    if not compute:
+        return None
+    return (f"torch compute recorded by the profiler but not by the dispatch recorder (it was switched off or "
+            f"bypassed, e.g. by another thread): {fmt_ops(compute)}")
+
+
+CHECK = Check(
+    name="profiled_ops", status=Status.TORCH_FALLBACK, collector="activity", judge=judge,
+    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder"),
+)
