@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_TASKS = ROOT / "examples" / "tasks.jsonl"
 EXAMPLE_SOLUTIONS = ROOT / "examples" / "solutions"
 CORPUS = Path(__file__).resolve().parent / "corpus"
-_HEADER = re.compile(r"kgb-corpus: task=(\S+) expect=(\S+)(?: evidence=(\S+))?")
+_HEADER = re.compile(r"kgb-corpus:((?: \w+=\S+)+)")
 
 
 @dataclass(frozen=True)
@@ -23,9 +23,15 @@ class CorpusEntry:
 
     name: str
     task_id: str
-    expect: str
+    expect: str  # the verdict of the layer the entry attacks (runtime evidence, isolation, ...)
     evidence: str | None
     code: str
+    static: str | None = None  # the verdict when the static checks, an earlier layer, already catch it
+
+    @property
+    def first_verdict(self) -> str:
+        """What a normal run (static checks on) must give."""
+        return self.static or self.expect
 
 
 def corpus() -> list[CorpusEntry]:
@@ -35,7 +41,8 @@ def corpus() -> list[CorpusEntry]:
         text = p.read_text()
         m = _HEADER.search(text)
         assert m, f"{p}: missing '# kgb-corpus: task=... expect=...' header"
-        out.append(CorpusEntry(p.stem, m[1], m[2], m[3], text))
+        kv = dict(item.split("=", 1) for item in m[1].split())
+        out.append(CorpusEntry(p.stem, kv["task"], kv["expect"], kv.get("evidence"), text, kv.get("static")))
     return out
 
 
@@ -61,9 +68,22 @@ def kgb_command(*args: str) -> list[str]:
     return [sys.executable, "-c", "from kernelgenbench.cli.main import main; main()", *args]
 
 
-def run_kgb(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `kgb ...` to completion."""
-    return subprocess.run(kgb_command(*args), capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run_kgb(*args: str, timeout: float = 300, static_checks: bool = True) -> subprocess.CompletedProcess:
+    """Run `kgb ...` to completion; without `static_checks` the runtime layers alone judge (a candidate may get
+    past the static checks, so what stands behind them is tested on its own)."""
+    cmd = kgb_command(*args) if static_checks else [sys.executable, "-c", NO_STATIC_CHECKS, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+NO_STATIC_CHECKS = """
+import sys
+import kernelgenbench.evaluator.runner as runner
+from kernelgenbench.cli.main import main
+from kernelgenbench.evaluator.status import PASS
+runner.check_source = lambda code, filename="": PASS
+sys.argv[0] = "kgb"
+main()
+"""
 
 
 def task_rows(path: Path) -> list[dict[str, Any]]:

@@ -232,9 +232,11 @@ def _packer():
                                           if '"aten/add.Tensor"' in line)))
     args, ret = {"self": torch.ones(4), "other": torch.ones(4)}, (torch.arange(4.0),)
 
+    bound = worker._bind({})
+
     def pack_with(modes_before):
         return worker._pack_result({"event": "result"}, ret, task, args, {}, "cpu",
-                                   lambda obj: json.dumps(pack(obj, arena)).encode(), None, None, modes_before)
+                                   lambda obj: json.dumps(pack(obj, arena)).encode(), None, None, modes_before, bound)
 
     return pack_with
 

@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from eval_helpers import CORPUS, EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, write_jsonl
+from eval_helpers import CORPUS, EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, NO_STATIC_CHECKS, write_jsonl
 
 from kernelgenbench.evaluator.summary import format_table, summarize
 from kernelgenbench.sandbox import isolation
@@ -164,15 +164,6 @@ def test_session_level_is_recorded_as_the_weakest():
     assert seen["cwd"] == seen["paths"]["workdir"]
 
 
-# `kgb` with the static checks off: they are another layer (a candidate may get past them), and this test
-# measures what OS isolation alone holds, whatever the static checks learn to catch.
-_NO_STATIC_CHECKS = """
-import kernelgenbench.evaluator.runner as runner
-from kernelgenbench.cli.main import main
-from kernelgenbench.evaluator.status import PASS
-runner.check_source = lambda code, filename="": PASS
-main()
-"""
 
 
 _ENTER_THEN = r"""
@@ -281,7 +272,7 @@ def test_hostile_candidates_cannot_touch_the_run(tmp_path):
         sols = write_jsonl(tmp_path / "solutions.jsonl", rows)
         marker = f"KGB_ISOLATION_TEST={uuid.uuid4().hex}"
         env = {**os.environ, marker.split("=")[0]: marker.split("=")[1]}
-        proc = subprocess.run([sys.executable, "-c", _NO_STATIC_CHECKS, "eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols),
+        proc = subprocess.run([sys.executable, "-c", NO_STATIC_CHECKS, "eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols),
                                           "--tasks", "aten/add.Tensor", "--device", "cpu", "--workers", "1",
                                           "--rounds", "2", "--timeout", "60", "--out", str(out)],
                               capture_output=True, text=True, timeout=600, env=env, start_new_session=True)

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=fingerprint
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=fingerprint static=forbidden_api
 # Writes into its input `other` (not declared mutable) and swaps the fingerprint's code for one that
 # reports every tensor as it was before, hiding the write.
 import sys

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=sys.modules
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=sys.modules static=forbidden_api
 # Replaces the worker's guard modules in sys.modules (a recorder that records nothing, a launch counter that
 # always counts one): torch only, no Triton at all.
 import sys

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=sys.modules
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=sys.modules static=forbidden_api
 # Replaces the timing module in sys.modules with one that reports any time it likes.
 import sys
 import types

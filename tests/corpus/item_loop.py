@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=scalar
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=scalar static=forbidden_api
 # Computes on the host one element at a time: .item() reads (aten::_local_scalar_dense, which alone computes
 # nothing), Python arithmetic, torch.tensor to write back; a Triton kernel adds zero so that something launches.
 import torch

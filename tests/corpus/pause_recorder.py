@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=paused
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=paused static=forbidden_api
 # Pauses the dispatch recorder as a Triton launch would, so its torch compute counts as "inside a launch".
 import gc
 

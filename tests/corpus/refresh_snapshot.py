@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=elapsed_time
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=elapsed_time static=forbidden_api
 # Replaces a timer, then refreshes the worker's tamper snapshot (found by name in its frames) to match.
 import sys
 
