@@ -21,8 +21,9 @@ from kernelgenbench.evaluator.checks.tampering import CHECK as TAMPERING
 from kernelgenbench.evaluator.checks.threads import CHECK as THREADS
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 
-# Tampering first (the evidence itself is in doubt), then what was raised, then where the work was done.
-REGISTRY: tuple[Check, ...] = (TAMPERING, THREADS, SIDE_STREAM, DEVICE_RECORDER, PACKING, EXCEPTION, HOST_COMPUTE,
-                               TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, NO_LAUNCH)
+# Tampering first (the evidence itself is in doubt), then what was raised, then where the work was done; a
+# thread is judged after the compute checks, which name what it computed when it did (raw_thread).
+REGISTRY: tuple[Check, ...] = (TAMPERING, SIDE_STREAM, DEVICE_RECORDER, PACKING, EXCEPTION, HOST_COMPUTE,
+                               TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, THREADS, NO_LAUNCH)
 
 __all__ = ["REGISTRY", "Check", "judge_report"]
