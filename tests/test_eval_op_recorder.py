@@ -193,7 +193,7 @@ def test_bound_guards_do_not_follow_a_replaced_module():
         sys.modules["kernelgenbench.evaluator.transfer"] = real
     watched = worker._watched()
     for name in ("kernelgenbench.sandbox.dispatch.DispatchRecorder.__torch_dispatch__",
-                 "kernelgenbench.sandbox.launches.LaunchCounter._wrap", "kernelgenbench.evaluator.timing.time_callable",
+                 "kernelgenbench.sandbox.launches.LaunchCounter._wrap_run", "kernelgenbench.evaluator.timing.time_callable",
                  "kernelgenbench.evaluator.transfer.fingerprint", "TorchDispatchMode.__exit__"):
         assert name in watched, name
 
