@@ -246,8 +246,10 @@ _GPU_RUN = textwrap.dedent("""
 
 
 @pytest.mark.gpu
-def test_on_a_gpu_compiled_launches_dispatch_nothing_and_a_raw_thread_is_seen():
-    proc = subprocess.run([sys.executable, "-c", _GPU_RUN], capture_output=True, text=True, timeout=600,
+def test_on_a_gpu_compiled_launches_dispatch_nothing_and_a_raw_thread_is_seen(tmp_path):
+    script = tmp_path / "gpu_run.py"  # a file: @triton.jit reads its kernel's source
+    script.write_text(_GPU_RUN)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "TRITON_INTERPRET": "0"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])

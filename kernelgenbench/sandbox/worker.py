@@ -704,7 +704,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         arenas = receive_arenas(conn)  # sent by the evaluator before anything else
         task = Task.from_dict(setup["record"])
         if torch.device(device).type == "cuda":
-            torch.cuda.set_device(torch.device(device))
+            torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
         watched = _watched()
         activity.install()
         watched["threading.Thread.start"] = (threading.Thread, "start")

@@ -22,13 +22,19 @@ def _largest(sizes: list[Any]) -> int:
     return max((int(s[1]) for s in sizes if s is not None), default=0)
 
 
+def _output_off_device(report: Mapping[str, Any], device: str) -> bool:
+    kind = device.split(":", 1)[0]
+    leaves = [m for m in report.get("leaves") or [] if isinstance(m, Mapping) and m.get("device")]
+    return any(str(m["device"]).split(":", 1)[0] != kind for m in leaves)
+
+
 def judge(task: Task, report: Mapping[str, Any]) -> str | None:
     """The copied bytes per direction against the largest input and output."""
     profile, sizes = report.get("profile"), report.get("sizes")
     if not isinstance(profile, Mapping) or not profile.get("available") or profile.get("device", "cpu") == "cpu":
         return None
-    if not isinstance(sizes, Mapping):
-        return None
+    if not isinstance(sizes, Mapping) or _output_off_device(report, str(profile.get("device"))):
+        return None  # an output left on the host is judged as such (incorrect_device), not as host compute
     args = dict(sizes.get("args") or {})
     mutable = {p.name for p in task.mutable_params}
     largest_in = _largest(list(args.values()))
