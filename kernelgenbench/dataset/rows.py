@@ -78,7 +78,7 @@ COLUMN_DOCS: dict[str, str] = {
     "params": "List of parameters (name, type, kind, mutable, alias, optional, default, keyword_only, direction, dtype, description).",
     "workloads": "List of cases {id, purpose, origin, args or params, description}; `args` maps parameter names to tensor specs or values.",
     "tolerance": "{dtype: {atol, rtol, max_mismatch?}}.",
-    "cost": "{flops, bytes, unit} expressions for speed-of-light, or null.",
+    "cost": "{flops, bytes, unit} expressions for speed-of-light (ATen: also reads, writes), or null.",
     "details": "Source-specific facts under the key of the source.",
     "record_version": "Version of the record format.",
     "num_workloads": "Derived: number of workloads.",
