@@ -136,3 +136,12 @@ def test_native_fill_and_copy_are_not_below_their_floors_on_the_device():
                          device=dev, config=cfg)
     assert fill.time_us >= ceil.memory_floor_s(0, 4 * n) * 1e6
     assert copy.time_us >= ceil.memory_floor_s(4 * n, 4 * n) * 1e6
+
+
+def test_an_optional_tensor_left_out_reads_nothing():
+    from kernelgenbench.evaluator.cost import CostError, evaluate_cost
+
+    x = torch.zeros(4)
+    assert evaluate_cost("nbytes(self) + nbytes(weight)", {"self": x}, None) == 16
+    with pytest.raises(CostError, match="unknown name 'weight'"):
+        evaluate_cost("self.nbytes + weight.nbytes", {"self": x}, None)

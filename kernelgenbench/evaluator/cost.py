@@ -104,6 +104,9 @@ def _eval(node: ast.AST, names: Mapping[str, Any], text: str) -> Any:
                ast.LtE: operator.le, ast.GtE: operator.ge}
         if type(node.ops[0]) in ops:
             return ops[type(node.ops[0])](_eval(node.left, names, text), _eval(node.comparators[0], names, text))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "nbytes" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id not in names:
+        return 0  # an optional tensor the workload leaves out takes its default, None: no bytes
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
         return _FUNCS[node.func.id](*[_eval(a, names, text) for a in node.args])
     if isinstance(node, ast.List | ast.Tuple):
