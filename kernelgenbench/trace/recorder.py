@@ -8,6 +8,7 @@ is such a composite (linear, matmul, contiguous, to, softmax, ...), which the di
 from __future__ import annotations
 
 import inspect
+import json
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -129,8 +130,6 @@ class Recording:
 
     def add(self, op: Any, level: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], out: Any) -> None:
         """Count one call of `op` (an OpOverload)."""
-        import json
-
         bound = bind_schema(op._schema, args, kwargs)
         desc = {k: describe_value(v) for k, v in bound.items()}
         key = (_overload_name(op), level, json.dumps(desc, sort_keys=True))
