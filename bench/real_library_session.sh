@@ -93,7 +93,8 @@ if ((direct)); then
   cat "$W"/direct.*.jsonl > "$OUT/direct.jsonl"
   echo "=== direct: $(grep -c '"kind": "direct"' "$OUT/direct.jsonl") candidates after $((SECONDS - t0)) s"
 fi
-step eval "$(left)" "${KGB[@]}" eval --dataset "$W/tasks.jsonl" --solutions "$OUT/candidates.jsonl" \
+# The workers run under their own uid (isolation): flag_gems' cache goes to their HOME, not the root-owned one.
+step eval "$(left)" env -u FLAGGEMS_CACHE_DIR "${KGB[@]}" eval --dataset "$W/tasks.jsonl" --solutions "$OUT/candidates.jsonl" \
   --device auto --workers "$workers" --rounds "$rounds" --out "$OUT/results.jsonl"
 step classify 30 "${CORPUS[@]}" classify --results "$OUT/results.jsonl" --direct "$OUT/direct.jsonl" \
   --candidates "$OUT/candidates.jsonl" --skipped "$OUT/skipped.jsonl" --out "$OUT/real_library_h200.md" > /dev/null

@@ -193,7 +193,7 @@ def test_bound_guards_do_not_follow_a_replaced_module():
         sys.modules["kernelgenbench.evaluator.transfer"] = real
     watched = worker._watched()
     for name in ("kernelgenbench.sandbox.dispatch.DispatchRecorder.__torch_dispatch__",
-                 "kernelgenbench.sandbox.launches.LaunchCounter._wrap", "kernelgenbench.evaluator.timing.time_callable",
+                 "kernelgenbench.sandbox.launches.LaunchCounter._wrap_run", "kernelgenbench.evaluator.timing.time_callable",
                  "kernelgenbench.evaluator.transfer.fingerprint", "TorchDispatchMode.__exit__"):
         assert name in watched, name
 
@@ -246,8 +246,10 @@ _GPU_RUN = textwrap.dedent("""
 
 
 @pytest.mark.gpu
-def test_on_a_gpu_compiled_launches_dispatch_nothing_and_a_raw_thread_is_seen():
-    proc = subprocess.run([sys.executable, "-c", _GPU_RUN], capture_output=True, text=True, timeout=600,
+def test_on_a_gpu_compiled_launches_dispatch_nothing_and_a_raw_thread_is_seen(tmp_path):
+    script = tmp_path / "gpu_run.py"  # a file: @triton.jit reads its kernel's source
+    script.write_text(_GPU_RUN)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "TRITON_INTERPRET": "0"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -35,6 +35,7 @@ _COMMAND_MODULES = (
     "kernelgenbench.cli.extract_aten",
     "kernelgenbench.cli.report",
     "kernelgenbench.cli.extract_cublas",
+    "kernelgenbench.cli.trace",
 )
 
 for _name in _COMMAND_MODULES:

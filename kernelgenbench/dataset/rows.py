@@ -81,7 +81,7 @@ COLUMN_DOCS: dict[str, str] = {
     "params": "List of parameters (name, type, kind, mutable, alias, optional, default, keyword_only, direction, dtype, description).",
     "workloads": "List of cases {id, purpose, origin, args or params, description}; `args` maps parameter names to tensor specs or values.",
     "tolerance": "{dtype: {atol, rtol, max_mismatch?}}.",
-    "cost": "{flops, bytes, unit} expressions for speed-of-light, or null.",
+    "cost": "{flops, bytes, unit} expressions for speed-of-light (ATen: also reads, writes), or null.",
     "details": "Source-specific facts under the key of the source.",
     "compare": "Declared comparison rules [{target, mode, ...}] where upstream leaves an order unspecified "
                "(unordered, unordered_within_segments, ties_allowed); null when every output is compared as is.",

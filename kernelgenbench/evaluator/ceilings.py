@@ -1,4 +1,4 @@
-"""The device's measured ceilings (copy bandwidth, matrix and vector rates), measured once and cached."""
+"""The device's measured ceilings (copy, read and write bandwidth; matrix and vector rates), measured once and cached."""
 
 from __future__ import annotations
 
@@ -13,13 +13,26 @@ import torch
 
 @dataclass(frozen=True)
 class Ceilings:
-    """Measured rates of one device: bytes/s of a large device copy, FLOP/s of large matrix products."""
+    """Measured rates of one device: bytes/s of a large device copy, of a pure read and of a pure write,
+    FLOP/s of large matrix products. A read or write rate of 0 means not measured (the copy rate stands in)."""
 
     device_name: str
     copy_bytes_per_s: float
     matrix_flops_per_s: dict[str, float]
     vector_flops_per_s: float
     torch_version: str
+    read_bytes_per_s: float = 0.0
+    write_bytes_per_s: float = 0.0
+
+    def memory_floor_s(self, reads: float, writes: float) -> float:
+        """Seconds to read `reads` and write `writes` bytes, a lower bound whatever the mix: each direction
+        at its own measured peak, and all bytes at the best of the three measured rates (reads and writes
+        share the memory bus, but how well a kernel interleaves them is its own; this never assumes worse
+        than the best rate seen)."""
+        r = self.read_bytes_per_s or self.copy_bytes_per_s
+        w = self.write_bytes_per_s or self.copy_bytes_per_s
+        best = max(r, w, self.copy_bytes_per_s)
+        return max(reads / r, writes / w, (reads + writes) / best)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -64,6 +77,22 @@ def measure_copy_bandwidth(device: torch.device, nbytes: int = 4 << 30) -> float
     return 2 * nbytes / (us * 1e-6)
 
 
+def measure_read_bandwidth(device: torch.device, nbytes: int = 4 << 30) -> float:
+    """Bytes read per second by a full reduction of `nbytes` (its one-scalar write is nothing)."""
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()
+    best = min(_events_us(lambda: torch.sum(src), device, warmup=3, reps=10),
+               _events_us(lambda: torch.amax(src), device, warmup=3, reps=10))
+    return nbytes / (best * 1e-6)
+
+
+def measure_write_bandwidth(device: torch.device, nbytes: int = 4 << 30) -> float:
+    """Bytes written per second by filling `nbytes` with a constant (nothing read)."""
+    dst = torch.empty(nbytes // 4, dtype=torch.float32, device=device)
+    best = min(_events_us(lambda: dst.fill_(1.5), device, warmup=3, reps=10),
+               _events_us(lambda: dst.zero_(), device, warmup=3, reps=10))
+    return nbytes / (best * 1e-6)
+
+
 def measure_matrix_rate(device: torch.device, dtype: torch.dtype, n: int = 8192) -> float:
     """FLOP/s of an n x n x n matrix product in `dtype` on random data (TF32 off for float32)."""
     a = torch.randn(n, n, device=device).to(dtype)
@@ -82,7 +111,14 @@ def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Cei
     dev = torch.device(device)
     path = _cache_file(dev)
     if path.exists() and not refresh:
-        return Ceilings(**json.loads(path.read_text()))
+        cached = Ceilings(**json.loads(path.read_text()))
+        if cached.read_bytes_per_s and cached.write_bytes_per_s:
+            return cached
+        # Written before read and write ceilings were measured: add them, keep the rest.
+        ceil = Ceilings(**{**cached.to_dict(), "read_bytes_per_s": measure_read_bandwidth(dev),
+                           "write_bytes_per_s": measure_write_bandwidth(dev)})
+        path.write_text(json.dumps(ceil.to_dict(), indent=1))
+        return ceil
     rates = {name: measure_matrix_rate(dev, getattr(torch, name), n)
              for name, n in (("bfloat16", 8192), ("float16", 8192), ("float32", 4096), ("float64", 2048))}
     ceil = Ceilings(
@@ -92,6 +128,8 @@ def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Cei
         # Without tensor cores a float32 product runs at the FMA rate: the vector ceiling.
         vector_flops_per_s=rates["float32"],
         torch_version=torch.__version__,
+        read_bytes_per_s=measure_read_bandwidth(dev),
+        write_bytes_per_s=measure_write_bandwidth(dev),
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(ceil.to_dict(), indent=1))

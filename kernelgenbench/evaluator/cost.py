@@ -17,8 +17,19 @@ _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
+def _nbytes(x: Any) -> int:
+    """Bytes of a tensor argument, of every tensor of a list of them; 0 for None (an absent optional)."""
+    if x is None:
+        return 0
+    if isinstance(x, TensorMeta):
+        return x.nbytes
+    if isinstance(x, list | tuple):
+        return sum(_nbytes(v) for v in x)
+    raise TypeError(f"nbytes() of a {type(x).__name__}, not a tensor")
+
+
 _FUNCS = {"prod": lambda xs: math.prod(xs), "min": min, "max": max, "abs": abs, "log2": math.log2,
-          "ceil": math.ceil, "len": len}
+          "ceil": math.ceil, "len": len, "nbytes": _nbytes}
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,9 @@ def _eval(node: ast.AST, names: Mapping[str, Any], text: str) -> Any:
                ast.LtE: operator.le, ast.GtE: operator.ge}
         if type(node.ops[0]) in ops:
             return ops[type(node.ops[0])](_eval(node.left, names, text), _eval(node.comparators[0], names, text))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "nbytes" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id not in names:
+        return 0  # an optional tensor the workload leaves out takes its default, None: no bytes
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
         return _FUNCS[node.func.id](*[_eval(a, names, text) for a in node.args])
     if isinstance(node, ast.List | ast.Tuple):
@@ -121,11 +135,16 @@ def evaluate_cost(expr: str, args: Mapping[str, Any], outputs: Any) -> float:
 
 
 def workload_cost(cost: Mapping[str, str] | None, args: Mapping[str, Any], outputs: Any) -> dict[str, Any] | None:
-    """{'flops', 'bytes', 'unit'} of a workload, or None when the record has no cost model."""
+    """{'flops', 'bytes', 'unit'} of a workload, with 'reads' and 'writes' where the record splits its bytes;
+    None when the record has no cost model."""
     if not cost:
         return None
-    return {
+    out = {
         "flops": evaluate_cost(cost["flops"], args, outputs),
         "bytes": evaluate_cost(cost["bytes"], args, outputs),
         "unit": cost.get("unit", "vector"),
     }
+    if "reads" in cost and "writes" in cost:
+        out["reads"] = evaluate_cost(cost["reads"], args, outputs)
+        out["writes"] = evaluate_cost(cost["writes"], args, outputs)
+    return out

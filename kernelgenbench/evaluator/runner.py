@@ -99,6 +99,7 @@ class WorkloadResult:
     baselines: dict[str, Any] | None = None
     sol: dict[str, Any] | None = None
     isolation: str | None = None  # the worker's isolation level (sandbox/isolation.py); None: no worker ran
+    kernels: list[dict[str, Any]] | None = None  # device kernels of the last call (the profiler's), where recorded
 
     def to_row(self, platform: dict[str, Any]) -> dict[str, Any]:
         """The JSON line for this workload."""
@@ -106,7 +107,8 @@ class WorkloadResult:
                 "workload_id": self.workload_id, "purpose": self.purpose, "status": self.status.value,
                 "evidence": self.evidence, "rounds": self.rounds, "max_abs_err": self.max_abs_err,
                 "max_rel_err": self.max_rel_err, "log_excerpt": self.log_excerpt, "timing": self.timing,
-                "baselines": self.baselines, "sol": self.sol, "platform": platform, "isolation": self.isolation}
+                "baselines": self.baselines, "sol": self.sol, "platform": platform, "isolation": self.isolation,
+                "kernels": self.kernels}
 
 
 @dataclass(frozen=True)
@@ -394,6 +396,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
     stats: dict[str, float] = {}
     last_args: dict[str, Any] = {}
     last_ref: Any = None
+    kernels: list[dict[str, Any]] | None = None
     base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
     rounds = cfg.rounds if w.purpose == "correctness" else max(1, min(cfg.rounds, cfg.performance_rounds))
     for r in range(rounds):
@@ -435,6 +438,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
                                      f"(not a verdict on the candidate):\n{_trace_tail()}"), {}
         _add_phase(phases, "candidate", reply.header.get("elapsed_s"))
         _add_phase(phases, "compile", reply.header.get("compile_s"))
+        kernels = (reply.header.get("profile") or {}).get("kernels")
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:
@@ -447,12 +451,12 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             return WorkloadResult(**base, status=verdict.status, rounds=r + 1,
                                   evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
-                                  log_excerpt=worker.log_tail()), {}, None
+                                  log_excerpt=worker.log_tail(), kernels=kernels), {}, None
         # Speed of light counts what the call produced: the returns and the arguments written in place.
         last_args = args
         last_ref = written_outputs(ref_ret, ref_args, {p.name for p in task.mutable_params})
     result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
-                            max_rel_err=stats.get("max_rel_err"))
+                            max_rel_err=stats.get("max_rel_err"), kernels=kernels)
     return result, last_args, last_ref
 
 

@@ -23,8 +23,15 @@ def _compute_dtype(args: Mapping[str, Any]) -> str:
 
 
 def floor_us(cost: Mapping[str, Any], ceilings: Ceilings, dtype: str) -> tuple[float, str]:
-    """The time floor in µs and what bounds it ('memory' or 'compute')."""
-    mem = cost["bytes"] / ceilings.copy_bytes_per_s
+    """The time floor in µs and what bounds it ('memory' or 'compute').
+
+    Where the cost splits its bytes into reads and writes, the memory floor meets the read and write
+    ceilings (a fill or a reduction runs faster than a copy moves bytes); else all bytes meet the copy one.
+    """
+    if "reads" in cost and "writes" in cost:
+        mem = ceilings.memory_floor_s(cost["reads"], cost["writes"])
+    else:
+        mem = cost["bytes"] / ceilings.copy_bytes_per_s
     if cost["unit"] == "matrix":
         rate = ceilings.matrix_flops_per_s.get(dtype, ceilings.matrix_flops_per_s.get("bfloat16", 0.0))
     else:
@@ -48,7 +55,8 @@ def speed_of_light(task: Task, args: Mapping[str, Any], outputs: Any, *, device:
     dtype = _compute_dtype(args)
     floor, bound = floor_us(cost, ceil, dtype)
     return {"available": True, **cost, "dtype": dtype, "floor_us": floor, "bound": bound,
-            "copy_bytes_per_s": ceil.copy_bytes_per_s, "device_name": ceil.device_name}
+            "copy_bytes_per_s": ceil.copy_bytes_per_s, "read_bytes_per_s": ceil.read_bytes_per_s,
+            "write_bytes_per_s": ceil.write_bytes_per_s, "device_name": ceil.device_name}
 
 
 def sol_fraction(floor: float | None, time_us: float | None) -> float | None:

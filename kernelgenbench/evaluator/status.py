@@ -27,9 +27,10 @@ class Status(StrEnum):
     UNDECLARED_MUTATION = "undeclared_mutation"  # an input the schema does not declare mutable was written
     TORCH_FALLBACK = "torch_fallback"  # aten compute ops dispatched during the candidate's call
     NO_TRITON_LAUNCH = "no_triton_launch"
+    HOST_COMPUTE = "host_compute"  # inputs or results copied between host and device: computed on the host
     FORBIDDEN_API = "forbidden_api"  # found by the static checks before anything ran
     IMPOSSIBLE_TIMING = "impossible_timing"  # timed under half the speed-of-light floor: forged or broken
-    TAMPERING = "tampering"  # evaluator/timer functions replaced, threads or side streams left behind
+    TAMPERING = "tampering"  # evaluator/timer functions replaced, threads or side-stream kernels, recorders off
     MISSING_ENTRY_POINT = "missing_entry_point"
     NO_REFERENCE = "no_reference"  # the task cannot be judged (no reference code in the record, unknown task)
     REFERENCE_ERROR = "reference_error"  # the record's reference or input generator failed: a dataset bug

@@ -54,7 +54,8 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
             ctx.set_forkserver_preload(["torch", "torch._dynamo", "triton", "triton.language",
                                         "triton.runtime.interpreter", "triton.experimental.gluon",
                                         "kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
-                                        "kernelgenbench.sandbox.launches",
+                                        "kernelgenbench.sandbox.launches", "kernelgenbench.sandbox.activity",
+                                        "kernelgenbench.sandbox.threads",
                                         "kernelgenbench.dataset.record"])
             old = os.environ.get("TRITON_INTERPRET")
             os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"

@@ -1,18 +1,53 @@
-"""Count Triton kernel launches during a call, compiled or interpreted.
+"""Count Triton kernel launches during a call where every launch path ends, compiled or interpreted.
 
-Both `JITFunction.run` (compiled kernels; what `kernel[grid](...)` and the autotuner call) and, under
-TRITON_INTERPRET=1, `InterpretedFunction.run` are wrapped for the duration of a `with` block. The
-signature `run(self, *args, grid, warmup, **kwargs)` is the same in triton 3.6 and 3.9; warm-up calls
-(compilation without a launch) are not counted.
+Compiled kernels: every launch, whatever called it (`JITFunction.run`, the autotuner, a library's own cache
+of compiled kernels such as FlagGems' `LibEntry` calling `compiled_kernel[grid](...)`), ends in the
+compiled kernel's launcher, which calls `triton.knobs.runtime.launch_enter_hook` right before the driver
+launch (triton 3.6 to 3.9: a `HookChain`, called from the C launcher). The counter adds itself to that
+chain for the block. Under
+TRITON_INTERPRET=1 there is no launcher: `InterpretedFunction.run` is wrapped instead. Warm-up calls
+(compilation without a launch) reach no launcher and are not counted.
+
+Each Python-level launch (`JITFunction.run`, `InterpretedFunction.run`, a compiled kernel's `[grid]` runner)
+also runs inside a profiler range named `range_name`, so the device-activity recorder can tell the aten ops
+Triton's launch machinery runs from the candidate's own; and the dispatch recorder is paused there.
+
+`loaded_kernels()` names every kernel Triton loaded in this process (its `kernel_load_end_hook`, installed
+once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
 """
 
 from __future__ import annotations
 
 import contextlib
+import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
+
+_LOADED: set[str] = set()
+
+
+def _on_kernel_load(module: Any, function: Any, name: Any, metadata_group: Any, hash: Any) -> None:
+    _LOADED.add(str(name))
+
+
+def watch_loaded_kernels() -> bool:
+    """Record, for the rest of the process, the name of every kernel Triton loads; False if this triton cannot say."""
+    try:
+        from triton import knobs
+    except ImportError:
+        return False
+    chain = getattr(knobs.runtime, "kernel_load_end_hook", None)
+    if not hasattr(chain, "add"):
+        return False
+    chain.add(_on_kernel_load)
+    return True
+
+
+def loaded_kernels() -> frozenset[str]:
+    """Names of the kernels Triton loaded (or launched under the counter) in this process."""
+    return frozenset(_LOADED)
 
 
 def _kernel_classes() -> list[type]:
@@ -35,17 +70,62 @@ def _compiled(kernel: Any) -> int:
     return sum(len(c[0]) for c in caches.values() if isinstance(c, tuple) and c and isinstance(c[0], dict))
 
 
+def _range_factory() -> Any:
+    """A profiler range that goes through no dispatcher op when it can (so no recorder sees it)."""
+    try:
+        from torch._C._profiler import _RecordFunctionFast
+
+        return _RecordFunctionFast
+    except ImportError:  # an older torch
+        from torch.autograd.profiler import record_function
+
+        return record_function
+
+
+def _interpreted_class() -> type | None:
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+    except ImportError:
+        return None
+    return InterpretedFunction
+
+
+def _hook_launches(hook: Any) -> Any:
+    """Add `hook` to triton's launch-enter hook; the function that takes it out again (None: no knobs here)."""
+    try:
+        from triton import knobs
+    except ImportError:
+        return None
+    runtime = knobs.runtime
+    chain = runtime.launch_enter_hook
+    if hasattr(chain, "add"):  # triton 3.6 on: a HookChain
+        chain.add(hook)
+        return lambda: chain.remove(hook)
+
+    def both(metadata: Any) -> None:  # an older triton: one hook slot, shared with whatever was there
+        hook(metadata)
+        if chain is not None:
+            chain(metadata)
+
+    runtime.launch_enter_hook = both
+    return lambda: setattr(runtime, "launch_enter_hook", chain)
+
+
 class LaunchCounter:
     """Launch counts by kernel name; `recorder.paused` is raised during each launch when a recorder is given.
 
-    `compile_s` sums the wall time of launches that first compiled (or loaded from Triton's disk cache)
-    a variant of their kernel: the candidate's compile cost, apart from the evaluator's own.
+    `compile_s` sums the wall time of `JITFunction.run` calls that first compiled (or loaded from Triton's
+    disk cache) a variant of their kernel: the candidate's compile cost, apart from the evaluator's own.
+    `ranges` counts the launch ranges opened, to compare with those the profiler saw.
     """
 
     def __init__(self, recorder: Any = None) -> None:
+        self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
         self.compile_s = 0.0
+        self.ranges = 0
+        self._range = _range_factory()
 
     @property
     def total(self) -> int:
@@ -54,35 +134,84 @@ class LaunchCounter:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[LaunchCounter]:
-        """Count launches inside the block; the original `run` methods are restored on exit."""
-        originals = [(cls, cls.__dict__["run"]) for cls in _kernel_classes() if "run" in cls.__dict__]
-        for cls, run in originals:
-            cls.run = self._wrap(run)
+        """Count launches inside the block; every hook and wrapper is removed on exit."""
+        patches = [(cls, "run", cls.__dict__["run"]) for cls in _kernel_classes() if "run" in cls.__dict__]
+        compiled = _compiled_kernel_class()
+        if compiled is not None:
+            patches.append((compiled, "__getitem__", compiled.__dict__["__getitem__"]))
+        interpreted = _interpreted_class()
+        for cls, attr, orig in patches:
+            wrapped = self._wrap_getitem(orig) if attr == "__getitem__" else self._wrap_run(orig, count=cls is interpreted)
+            setattr(cls, attr, wrapped)
+        unhook = _hook_launches(self._on_launch)
         try:
             yield self
         finally:
-            for cls, run in originals:
-                cls.run = run
+            if unhook is not None:
+                unhook()
+            for cls, attr, orig in patches:
+                setattr(cls, attr, orig)
 
-    def _wrap(self, run: Any) -> Any:
+    def _on_launch(self, metadata: Any) -> None:
+        # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
+        # launch_metadata function.
+        data = getattr(metadata, "data", None)
+        name = str(data.get("name", "kernel")) if isinstance(data, dict) else "kernel"
+        self.launches[name] += 1
+        _LOADED.add(name)
+
+    @contextlib.contextmanager
+    def _launching(self) -> Iterator[None]:
+        rec = self.recorder
+        if rec is not None:
+            rec.paused += 1
+        self.ranges += 1
+        try:
+            with self._range(self.range_name):
+                yield
+        finally:
+            if rec is not None:
+                rec.paused -= 1
+
+    def _wrap_run(self, run: Any, *, count: bool) -> Any:
         counter = self
 
         def counted_run(kernel: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
             if warmup:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
-            name = getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel")
-            counter.launches[str(name)] += 1
-            rec = counter.recorder
-            if rec is not None:
-                rec.paused += 1
+            if count:  # interpreted: no launcher, so no launch hook; this is where it ends
+                name = getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel")
+                counter.launches[str(name)] += 1
             before, t0 = _compiled(kernel), time.perf_counter()
             try:
-                return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+                with counter._launching():
+                    return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 if _compiled(kernel) > before:
                     counter.compile_s += time.perf_counter() - t0
-                if rec is not None:
-                    rec.paused -= 1
 
         counted_run.__wrapped__ = run  # type: ignore[attr-defined]
         return counted_run
+
+    def _wrap_getitem(self, getitem: Any) -> Any:
+        counter = self
+
+        def ranged_getitem(kernel: Any, grid: Any) -> Any:
+            runner = getitem(kernel, grid)
+
+            def ranged_runner(*args: Any, **kwargs: Any) -> Any:
+                with counter._launching():
+                    return runner(*args, **kwargs)
+
+            return ranged_runner
+
+        ranged_getitem.__wrapped__ = getitem  # type: ignore[attr-defined]
+        return ranged_getitem
+
+
+def _compiled_kernel_class() -> type | None:
+    try:
+        from triton.compiler.compiler import CompiledKernel
+    except ImportError:
+        return None
+    return CompiledKernel if "__getitem__" in CompiledKernel.__dict__ else None

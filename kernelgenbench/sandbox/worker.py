@@ -43,6 +43,7 @@ _T_LAYOUT = _TENSOR_BASE.__dict__["layout"].__get__
 _T_NESTED = _TENSOR_BASE.__dict__["is_nested"].__get__
 _T_STORAGE = _TENSOR_BASE.untyped_storage
 _T_NUMEL = _TENSOR_BASE.numel
+_T_ELEMENT_SIZE = _TENSOR_BASE.element_size
 _S_DATA_PTR = torch._C.StorageBase.data_ptr
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
@@ -111,6 +112,7 @@ def _cap_memory(device: str, cap_bytes: int, device_fraction: float) -> str:
 _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
                     "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
                     "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
+                    "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
                     "torch.utils._python_dispatch")
 
 
@@ -241,50 +243,74 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
 
 
 class _Activity:
-    """Threads started and side streams created by the candidate, counted (by wrapping their constructors)
-    only while it is being imported or called; the evaluator's own timing may create both."""
+    """Threads the candidate left or started (sandbox/threads.py: OS threads against a baseline taken after
+    the runtime is warmed up, before the import), and the device-activity profiler's warm-up
+    (sandbox/activity.py). `armed` while the candidate is imported or called; each call's evidence goes into
+    its header (`_run_call`), judged by evaluator/checks."""
+
+    current: _Activity | None = None  # the installed one, read by `_run_call`
 
     def __init__(self) -> None:
-        self.threads: list[threading.Thread] = []
-        self.streams_created = 0
-        self.armed = False
+        from kernelgenbench.sandbox.threads import ThreadWatch
+
+        self.watch = ThreadWatch()
+
+    @property
+    def armed(self) -> bool:
+        """Thread starts are recorded while armed."""
+        return self.watch.armed
+
+    @armed.setter
+    def armed(self, value: bool) -> None:
+        self.watch.armed = value
 
     def install(self) -> None:
-        import torch
+        """Warm the runtime up, then take the thread baseline and watch thread starts."""
+        from kernelgenbench.sandbox import activity, launches
 
-        start = threading.Thread.start
-        act = self
-
-        def counted_start(thread: threading.Thread) -> None:
-            if act.armed:
-                act.threads.append(thread)
-            start(thread)
-
-        threading.Thread.start = counted_start  # type: ignore[method-assign]
-        for kind in ("cuda", "xpu"):
-            mod = getattr(torch, kind, None)
-            stream_cls = getattr(mod, "Stream", None) if mod is not None else None
-            if isinstance(stream_cls, type) and "__new__" in stream_cls.__dict__:
-                orig_new = stream_cls.__dict__["__new__"]
-                orig_new = orig_new.__func__ if isinstance(orig_new, staticmethod) else orig_new
-
-                def counted_new(cls: type, *a: Any, _orig: Any = orig_new, **kw: Any) -> Any:
-                    if act.armed:
-                        act.streams_created += 1
-                    return _orig(cls, *a, **kw)
-
-                stream_cls.__new__ = staticmethod(counted_new)  # type: ignore[assignment]
+        device = _warm_up()
+        launches.watch_loaded_kernels()
+        activity.warm_up(device)
+        self.watch.install()
+        self.watch.take_baseline()
+        _Activity.current = self
 
     def evidence(self) -> list[str]:
-        ev = []
-        if self.threads:
-            ev.append(f"candidate started thread(s) {[t.name for t in self.threads]}")
-        alive = [t.name for t in self.threads if t.is_alive()]
-        if alive:
-            ev.append(f"thread(s) still running: {alive}")
-        if self.streams_created:
-            ev.append(f"candidate created {self.streams_created} side stream(s)")
-        return ev
+        """Tampering marks: the watch itself undone (threads are judged per call from the header's "threads")."""
+        marks = self.watch.broken()
+        if _Activity.current is not self:
+            marks.append("the worker's thread watch was replaced")
+        return marks
+
+
+def _warm_up() -> str:
+    """Start the runtime's own threads (CPU pool, numpy's BLAS, device context and libraries) before the
+    baseline; the device the worker runs on ('cpu' when Triton interprets)."""
+    import torch
+
+    (torch.ones(64, 64) @ torch.ones(64, 64)).sum()
+    torch.ones(1 << 16).add_(1)
+    try:
+        import numpy
+
+        numpy.ones((64, 64)) @ numpy.ones((64, 64))
+    except ImportError:
+        pass
+    if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
+        return "cpu"
+    device = f"cuda:{torch.cuda.current_device()}"
+    # Kineto tears CUPTI down after each session by default and starts it (and its threads) again in the next:
+    # keep it up, so its threads are the baseline's and each call's session starts fast.
+    os.environ.setdefault("TEARDOWN_CUPTI", "0")
+    (torch.ones(64, 64, device=device) @ torch.ones(64, 64, device=device)).sum().item()
+    try:
+        from triton.runtime import driver
+
+        driver.active.get_current_stream(driver.active.get_current_device())
+    except Exception:  # noqa: BLE001 - a triton without this driver API: its threads start later, if any
+        pass
+    torch.cuda.synchronize()
+    return device
 
 
 def _import_candidate(path: str) -> Any:
@@ -474,7 +500,8 @@ class _Bound:
     timing_config: type
     perf_counter: Callable[[], float]
     tampered: Callable[..., list[str]]
-    profiled_call: Callable[[Any], Any]  # stand-in for sandbox/activity.py until it lands
+    session: type  # sandbox/activity.py's Session: one profiler session per call
+    loaded_kernels: Callable[[], frozenset[str]]  # kernels Triton loaded in this process
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -482,12 +509,13 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.evaluator import timing
     from kernelgenbench.evaluator.inputs import make_args, round_inputs, split_call_args
     from kernelgenbench.evaluator.transfer import fingerprint, storage_bytes
-    from kernelgenbench.sandbox._profile_standin import profiled_call
+    from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
-    from kernelgenbench.sandbox.launches import LaunchCounter
+    from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
 
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
-               storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, profiled_call)
+               storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
+               loaded_kernels)
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -529,31 +557,38 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     rec, sealed, on_top = b.sealed_recorder()
     counter = b.launch_counter(rec)
     marks: list[str] = []
-    profile: dict[str, Any] = {}
-    t0 = b.perf_counter()
+    watch = _Activity.current.watch if _Activity.current is not None else None
+    at_start = watch.new() if watch is not None else []
+    if watch is not None:
+        watch.started.clear()
+    session = b.session(device, counter.range_name)  # one profiler session per call (sandbox/activity.py)
     try:
-        with counter.active(), b.profiled_call(rec) as profile, rec:  # stand-in: see sandbox/_profile_standin.py
-            try:
-                ret = fn(*pos, **kw)
-            finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
-                marks = b.tampered(_LAUNCH_RUNS) + sealed(counter.total) + ([] if on_top() else [_OFF_STACK])
-        _sync(device)
+        with session:
+            t0 = b.perf_counter()  # the call and its device work, not the profiler's start and stop
+            with counter.active(), rec:
+                try:
+                    ret = fn(*pos, **kw)
+                finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
+                    marks = b.tampered(_LAUNCH_RUNS) + sealed(counter.ranges) + ([] if on_top() else [_OFF_STACK])
+            _sync(device)
+            elapsed = b.perf_counter() - t0
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return {"event": "error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
                 "message": str(exc)[:500], "traceback": _trace(exc), "tampering": marks,
-                "launches": dict(counter.launches), "ops": dict(rec.ops), "ops_in_launch": dict(rec.in_launch),
-                "profile": profile}, None
+                "launches": dict(counter.launches), "launch_ranges": counter.ranges, "ops": dict(rec.ops),
+                "ops_in_launch": dict(rec.in_launch), **_evidence(session, watch, at_start, b)}, None
     header = {
         "event": "result",
-        "elapsed_s": b.perf_counter() - t0,
+        "elapsed_s": elapsed,
         "compile_s": counter.compile_s,
         "launches": dict(counter.launches),
+        "launch_ranges": counter.ranges,
         "ops": dict(rec.ops),
         "views": sorted(rec.views),
         "ops_in_launch": dict(rec.in_launch),
-        "profile": profile,
         "tampering": marks,
         "returns_none": ret is None,
+        **_evidence(session, watch, at_start, b),
     }
     return _pack_result(header, ret, task, args, storages, device, send, key, before, modes_before, b)
 
@@ -588,6 +623,7 @@ def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, 
     leaves = _flatten(ret) if ret is not None else []
     metas = [_leaf_meta(v, storages) for v in leaves]
     header["leaves"] = metas
+    header["sizes"] = _sizes(args, leaves)
     header["structure"] = _structure(ret) if ret is not None else ""
     dev_type = str(torch.device(device).type)
     t1 = b.perf_counter()
@@ -610,6 +646,30 @@ def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, 
     tensors = sum(_type(x) is _TENSOR for x in _flatten([payload["returns"], list(sent_args.values())]))
     header["packing"].update(ops=dict(rec.ops), tensors=tensors)
     return header, sent
+
+
+def _evidence(session: Any, watch: Any, at_start: list[str], b: _Bound) -> dict[str, Any]:
+    """The device-activity profile and the threads of one call (after the call)."""
+    out: dict[str, Any] = {"profile": session.report(b.loaded_kernels())}
+    if watch is not None:
+        out["threads"] = watch.call_report(at_start)
+    return out
+
+
+def _tensor_size(value: Any) -> list[int] | None:
+    """[numel, bytes] over the plain tensors in a value (None when it holds none), read through accessors
+    bound before the import."""
+    tensors = [t for t in _flatten(value) if _type(t) is _TENSOR]
+    if not tensors:
+        return None
+    return [sum(_T_NUMEL(t) for t in tensors), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in tensors)]
+
+
+def _sizes(args: dict[str, Any], leaves: list[Any]) -> dict[str, Any]:
+    """Sizes of what the call was given and produced: per returned leaf and per tensor argument (after the
+    call: an `out=` argument may have been resized)."""
+    sized = {k: _tensor_size(v) for k, v in args.items()}
+    return {"returns": [_tensor_size(v) for v in leaves], "args": {k: v for k, v in sized.items() if v is not None}}
 
 
 def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b: _Bound) -> dict[str, Any]:
@@ -644,7 +704,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
         arenas = receive_arenas(conn)  # sent by the evaluator before anything else
         task = Task.from_dict(setup["record"])
         if torch.device(device).type == "cuda":
-            torch.cuda.set_device(torch.device(device))
+            torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
         watched = _watched()
         activity.install()
         watched["threading.Thread.start"] = (threading.Thread, "start")

@@ -1,4 +1,9 @@
-"""No Triton launch: the call produced its outputs without running a Triton kernel."""
+"""No Triton launch: the call produced its outputs without running a Triton kernel.
+
+A launch counts when the launch counter saw one (every compiled kernel's launcher, the interpreter) or, on
+an accelerator, when the profiler saw a device kernel Triton compiled in this worker. A call whose outputs
+and written arguments are all empty tensors needs no launch (a correct kernel may skip it).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,35 @@ from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
 
 
+def needs_no_launch(task: Task, report: Mapping[str, Any]) -> bool:
+    """True when every output leaf and every mutable argument is a tensor with no elements."""
+    sizes = report.get("sizes")
+    if not isinstance(sizes, Mapping):
+        return False
+    returned = list(sizes.get("returns") or [])
+    leaves = list(report.get("leaves") or [])
+    # a non-tensor output (a scalar) is a result like any other: only a None leaf holds nothing
+    if any(s is None and not str(meta.get("type", "")).endswith("NoneType")
+           for s, meta in zip(returned, leaves, strict=False)):
+        return False
+    args = sizes.get("args") or {}
+    written = [args[p.name] for p in task.mutable_params if args.get(p.name) is not None]
+    tensors = [s for s in returned if s is not None] + written
+    return bool(tensors) and all(int(s[0]) == 0 for s in tensors)
+
+
+def _triton_kernel_ran(report: Mapping[str, Any]) -> bool:
+    profile = report.get("profile")
+    if not isinstance(profile, Mapping) or not profile.get("available"):
+        return False
+    return any(k.get("origin") == "triton" for k in profile.get("kernels") or [])
+
+
 def judge(task: Task, report: Mapping[str, Any]) -> str | None:
-    """Fires when the launch counter saw nothing."""
-    return None if report.get("launches") else "no Triton kernel was launched during the call"
+    """Fires when neither the launch counter nor the profiler saw a Triton kernel, on a call that needs one."""
+    if report.get("launches") or _triton_kernel_ran(report) or needs_no_launch(task, report):
+        return None
+    return "no Triton kernel was launched during the call"
 
 
 CHECK = Check(name="no_triton_launch", status=Status.NO_TRITON_LAUNCH, collector="launches", judge=judge,

@@ -12,7 +12,7 @@ from typing import Any
 
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import KgbError
-from kernelgenbench.extractors.aten import default_workloads, out_workloads
+from kernelgenbench.extractors.aten import default_workloads, out_workloads, trace_workloads
 from kernelgenbench.extractors.aten.data_files import curated_names
 from kernelgenbench.extractors.aten.docstrings import docstring
 from kernelgenbench.extractors.aten.parse import (
@@ -88,6 +88,23 @@ class _Workloads:
         kept = {k: v for k, v in args.items() if k in names}
         return {**kept, **out_workloads.out_specs(functional, args, out_params)}
 
+    def _traced(self, rec: dict[str, Any], functional: str | None, reasons: list[str]) -> list[dict[str, Any]]:
+        """Performance workloads from the model trace: the overload's own calls, else (an out= task) its
+        functional overload's, with the out= tensors shaped from them."""
+        is_out = any(p["direction"] == "out" for p in rec["params"])
+        found = trace_workloads.trace_workloads(rec)
+        if not found and is_out and functional is not None:
+            found = trace_workloads.trace_workloads(rec, source=functional)
+        if not is_out:
+            return found
+        shaped = []
+        for w in found:
+            try:
+                shaped.append({**w, "args": self._with_outs(functional, rec, w["args"])})
+            except out_workloads.ShapeUnknown as exc:
+                reasons.append(f"traced workload: {exc}")
+        return shaped
+
     def build(self, rec: dict[str, Any], functional: str | None, curated: bool,
               opinfo: bool) -> tuple[list[dict[str, Any]], list[str], list[str]]:
         q = rec["id"].removeprefix("aten/")
@@ -111,7 +128,10 @@ class _Workloads:
         if not curated:
             reasons.append("performance workloads are built for the curated set only")
             return workloads, origins, reasons
-        scales = ["performance"] + ([] if samples else ["correctness"])
+        traced = self._traced(rec, functional, reasons)
+        workloads.extend(traced)
+        # The default performance workload stands in only where the trace has nothing for the task.
+        scales = ([] if traced else ["performance"]) + ([] if samples else ["correctness"])
         for scale in scales:
             try:
                 args = default_workloads.template_args(rec["name"], rec["overload"], rec["category"],

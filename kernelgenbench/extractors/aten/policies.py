@@ -17,20 +17,60 @@ def tolerance(category: str) -> dict[str, dict[str, float]]:
     return tol
 
 
-def cost(name: str, category: str, params: Sequence[dict[str, Any]]) -> dict[str, str] | None:
-    """FLOP and byte expressions over the task's arguments (names are its parameters)."""
+# What a task's cost entry may set; `bytes` is derived as reads + writes.
+_COST_KEYS = ("flops", "unit", "reads", "writes")
+_TENSOR_KINDS = ("tensor", "optional_tensor", "tensor_list")
+
+
+def param_access(params: Sequence[dict[str, Any]], overrides: dict[str, str]) -> dict[str, str]:
+    """Per tensor parameter: 'read', 'write', 'readwrite' or 'none' -- from the op's semantics where
+    data/aten_costs.yaml names them (copy_'s destination is written, not read), else from the schema:
+    an input is read, an out= argument written, a mutated argument both."""
+    by_direction = {"in": "read", "out": "write", "inout": "readwrite"}
+    return {p["name"]: overrides.get(p["name"], by_direction.get(p.get("direction", "in"), "read"))
+            for p in params if p["kind"] in _TENSOR_KINDS}
+
+
+def reads_expr(access: dict[str, str]) -> str:
+    """The bytes the op must read: every tensor argument it reads, once (None and lists handled by nbytes)."""
+    read = [f"nbytes({name})" for name, mode in access.items() if mode in ("read", "readwrite")]
+    return " + ".join(read) or "0"
+
+
+def cost(name: str, category: str, params: Sequence[dict[str, Any]], overload: str = "") -> dict[str, str] | None:
+    """FLOP, read, write and total byte expressions over the task's arguments (names are its parameters).
+
+    Each key comes from the first of: the entry for the overload ('bernoulli.default'), for the op's root
+    name, its category's, the default;
+    an entry whose expression needs `{x}` is passed over for a task without a tensor parameter.
+    Writes default to every tensor the call produces or mutates (`out_bytes`), each once.
+    """
     d = load("costs")
     first_tensor = next((p["name"] for p in params if p["kind"] == "tensor" and not p["mutable"]), None)
-    for entry in (d.get("names", {}).get(root_name(name)), d.get("categories", {}).get(category), d["default"]):
-        if entry is None:
-            continue
-        text = {k: str(v) for k, v in entry.items()}
-        if any("{x}" in v for v in text.values()):
-            if first_tensor is None:
+    names = d.get("names", {})
+    root = root_name(name)
+    layers = [e for e in (names.get(f"{root}.{overload or 'default'}"), names.get(root),
+                          d.get("categories", {}).get(category), d["default"]) if e is not None]
+    out: dict[str, str] = {}
+    access: dict[str, str] = {}
+    for entry in layers:
+        for k, v in entry.items():
+            if k == "access":
+                access = {**dict(v), **access}
                 continue
-            text = {k: v.replace("{x}", first_tensor) for k, v in text.items()}
-        return text
-    return None
+            if k in out or k not in _COST_KEYS:
+                continue
+            text = str(v)
+            if "{x}" in text:
+                if first_tensor is None:
+                    continue
+                text = text.replace("{x}", first_tensor)
+            out[k] = text
+    out.setdefault("unit", "vector")
+    out.setdefault("writes", "out_bytes")
+    out["reads"] = out.get("reads", "{reads}").replace("{reads}", reads_expr(param_access(params, access)))
+    out["bytes"] = f"{out['reads']} + {out['writes']}"
+    return out
 
 
 def _has_target(target: str, by_name: dict[str, dict[str, Any]], n_returns: int) -> bool:

@@ -94,7 +94,7 @@ def base_record(
         "workloads": [],
         "workload_status": {"state": "none", "reason": ""},
         "tolerance": policies.tolerance(cat),
-        "cost": policies.cost(name, cat, params),
+        "cost": policies.cost(name, cat, params, overload),
         "provenance": {
             "upstream": "pytorch",
             "version": source.version,

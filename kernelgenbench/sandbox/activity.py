@@ -1,0 +1,261 @@
+"""One profiler session per candidate call: what really ran, recorded below Python.
+
+torch's profiler (Kineto; CUPTI on NVIDIA devices) records aten ops at the C++ level on every thread, and
+on accelerators every device kernel with the stream it ran on and every memcpy with its direction and
+size. The report (the call header's "profile" key):
+
+    {"available": bool, "reason": str, "expected": bool, "device": "cpu" | "cuda" | ...,
+     "options": [...],                           # the profiler options this torch has ("profile_all_threads", ...)
+     "cpu_ops": {"aten::add.Tensor": n, ...},   # aten ops (nested ones too) outside Triton launches, all threads
+     "cpu_ops_in_launch": {...},                 # aten ops inside a Triton launch range (LaunchCounter.range_name)
+     "launch_ranges": n,                         # those launch ranges the profiler saw
+     "kernels": [{"name", "stream", "origin": "triton" | "library", "library", "count", "us"}],
+     "call_stream": int | None,                  # the stream the call was made on (a marker kernel ran there)
+     "memcpy": [{"kind": "HtoD" | "DtoH" | "DtoD" | ..., "bytes": int, "stream": int}]}
+
+"expected" says whether a session worked in this process before the candidate was imported (`warm_up`):
+when it did, a session that fails or records nothing during a call is the candidate's doing.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+# Kernels the session itself launches on the call's stream (torch.cuda._sleep: no dispatcher op).
+_MARKER = "spin_kernel"
+_MEMCPY_KIND = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|HtoA|AtoH|DtoA|AtoD|AtoA)\b")
+_LIBRARIES = (("cublas", "cublas"), ("cutlass", "cutlass"), ("cudnn", "cudnn"), ("xmma", "cublas"),
+              ("gemm", "cublas"), ("at::", "aten"), ("native::", "aten"), ("c10::", "aten"),
+              ("cub::", "cub"), ("thrust::", "thrust"), ("nccl", "nccl"), ("flash", "flash-attn"))
+
+_STATE: dict[str, Any] = {"expected": False, "reason": "no session ran before the candidate was imported"}
+
+
+@functools.cache
+def _experimental_config() -> Any:
+    """All threads, overload names and kernel metadata where this torch has them (2.11 and 2.13 do)."""
+    from torch._C._profiler import _ExperimentalConfig
+
+    kept: dict[str, bool] = {}
+    for option in ("profile_all_threads", "capture_overload_names", "expose_kineto_event_metadata"):
+        try:
+            _ExperimentalConfig(**kept, **{option: True})
+        except TypeError:  # an older torch without this option: go without it
+            continue
+        kept[option] = True
+    _STATE["options"] = sorted(kept)
+    return _ExperimentalConfig(**kept)
+
+
+def _device_kind(device: str) -> str:
+    return device.split(":", 1)[0]
+
+
+def _activities(kind: str) -> set[Any]:
+    from torch._C._profiler import ProfilerActivity
+
+    acts = {ProfilerActivity.CPU}
+    if kind == "cuda":
+        acts.add(ProfilerActivity.CUDA)
+    elif kind == "xpu" and hasattr(ProfilerActivity, "XPU"):
+        acts.add(ProfilerActivity.XPU)
+    return acts
+
+
+def _marker(kind: str) -> None:
+    """A tiny kernel on the current stream, so the session knows which stream the call was made on."""
+    if kind == "cuda":
+        import torch
+
+        torch.cuda._sleep(1)
+
+
+class Session:
+    """One profiling session: enter before the call, exit after its device work finished; then `report()`."""
+
+    def __init__(self, device: str, launch_range: str) -> None:
+        self.kind = _device_kind(device)
+        self.launch_range = launch_range
+        self._events: list[Any] | None = None
+        self._error = ""
+        self._on = False
+
+    def __enter__(self) -> Session:
+        from torch._C._autograd import _enable_profiler, _prepare_profiler
+        from torch._C._profiler import ProfilerConfig, ProfilerState
+
+        try:
+            config = ProfilerConfig(ProfilerState.KINETO, False, False, False, False, False, _experimental_config())
+            acts = _activities(self.kind)
+            _prepare_profiler(config, acts)
+            _enable_profiler(config, acts)
+            self._on = True
+            self._mark("begin")
+            _marker(self.kind)
+        except Exception as exc:  # noqa: BLE001 - another session running (the candidate's?), no profiler here,
+            # an API this torch lacks: the report says which, and the judge weighs it against the warm-up
+            self._error = f"profiler did not start: {exc!r}"[:300]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._on:
+            return
+        from torch._C._autograd import _disable_profiler
+
+        try:
+            _marker(self.kind)
+            self._sync()
+            self._mark("end")
+        except Exception as exc:  # noqa: BLE001 - a device error (the call's): the session is stopped below anyway
+            self._error = f"device error at the end of the call: {exc!r}"[:300]
+        try:
+            events = list(_disable_profiler().events())
+            if not self._error:
+                self._events = events
+        except Exception as exc:  # noqa: BLE001 - the session was stopped or replaced during the call
+            self._error = self._error or f"profiler stopped during the call: {exc!r}"[:300]
+        self._on = False
+
+    def _mark(self, which: str) -> None:
+        """A host-side range that must be in the events: a session stopped or restarted loses it."""
+        try:
+            from torch._C._profiler import _RecordFunctionFast as mark
+        except ImportError:  # an older torch
+            from torch.autograd.profiler import record_function as mark
+        with mark(f"{self.launch_range}_{which}"):
+            pass
+
+    def _sync(self) -> None:
+        if self.kind != "cpu":
+            import torch
+
+            getattr(torch, self.kind).synchronize()
+
+    def report(self, triton_kernels: Iterable[str]) -> dict[str, Any]:
+        """The contract's "profile" dict (see the module docstring)."""
+        base = {"expected": _STATE["expected"], "device": self.kind, "options": _STATE.get("options", [])}
+        if self._events is None:
+            return {**base, "available": False, "reason": self._error or "profiler did not run"}
+        try:
+            return {**base, **self._read(frozenset(triton_kernels))}
+        except Exception as exc:  # noqa: BLE001 - an event API this torch lacks: unavailable, with the reason
+            return {**base, "available": False, "reason": f"profile could not be read: {exc!r}"[:300]}
+
+    def _read(self, triton_kernels: frozenset[str]) -> dict[str, Any]:
+        names = {e.name() for e in self._events or ()}
+        lost = [w for w in ("begin", "end") if f"{self.launch_range}_{w}" not in names]
+        if lost:
+            return {"available": False,
+                    "reason": f"the session was stopped or restarted during the call (its {' and '.join(lost)} mark lost)"}
+        events = list(self._events or ())
+        cpu_ops, in_launch, ranges = _cpu_ops(events, self.launch_range)
+        kernels, call_stream, memcpy = _device_activity(events, triton_kernels)
+        return {"available": True, "reason": "", "cpu_ops": dict(cpu_ops), "cpu_ops_in_launch": dict(in_launch),
+                "launch_ranges": ranges, "kernels": kernels, "call_stream": call_stream, "memcpy": memcpy}
+
+
+def _cpu_ops(events: list[Any], launch_range: str) -> tuple[Counter[str], Counter[str], int]:
+    """aten ops by "name.overload", split by whether a launch range on the same thread encloses them."""
+    from torch.autograd import DeviceType
+
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    ops: list[tuple[str, int, int, int]] = []
+    for e in events:
+        if e.device_type() != DeviceType.CPU:
+            continue
+        name = e.name()
+        if name == launch_range:
+            ranges.setdefault(e.start_thread_id(), []).append((e.start_ns(), e.end_ns()))
+        elif name.startswith("aten::"):
+            overload = e.overload_name() if hasattr(e, "overload_name") else ""
+            ops.append((f"{name}.{overload}" if overload else name, e.start_thread_id(), e.start_ns(), e.end_ns()))
+    outside: Counter[str] = Counter()
+    inside: Counter[str] = Counter()
+    for name, tid, start, end in ops:
+        enclosed = any(s <= start and end <= f for s, f in ranges.get(tid, ()))
+        (inside if enclosed else outside)[name] += 1
+    return outside, inside, sum(len(v) for v in ranges.values())
+
+
+def _metadata(event: Any) -> dict[str, Any]:
+    text = event.metadata_json() if hasattr(event, "metadata_json") else ""
+    try:
+        parsed = json.loads("{" + text + "}") if text else {}
+    except ValueError:  # Kineto's fragment is not always valid JSON: pick the one number needed
+        m = re.search(r'"bytes":\s*(\d+)', text)
+        parsed = {"bytes": int(m.group(1))} if m else {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def library_of(name: str) -> str:
+    """Which library a (non-Triton) device kernel belongs to, by its name; 'other' when unknown."""
+    low = name.lower()
+    return next((lib for key, lib in _LIBRARIES if key in low), "other")
+
+
+def _device_activity(events: list[Any], triton_kernels: frozenset[str]
+                     ) -> tuple[list[dict[str, Any]], int | None, list[dict[str, Any]]]:
+    """Kernels by (name, stream) with origin, the call's stream (the first marker's), memcpys."""
+    from torch.autograd import DeviceType
+
+    device = sorted((e for e in events if e.device_type() != DeviceType.CPU), key=lambda e: e.start_ns())
+    kernels = [e for e in device if _kind(e) == "kernel"]
+    markers = [e for e in kernels if _MARKER in e.name() and "::" in e.name()]  # never a Triton name
+    call_stream = markers[0].device_resource_id() if markers else None
+    ours = {id(markers[0]), id(markers[-1])} if markers else set()
+    table: dict[tuple[str, int], dict[str, Any]] = {}
+    for e in kernels:
+        if id(e) in ours:
+            continue
+        name, stream = e.name(), e.device_resource_id()
+        row = table.setdefault((name, stream), _kernel_row(name, stream, triton_kernels))
+        row["count"] += 1
+        row["us"] += e.duration_ns() / 1000.0
+    memcpy = []
+    for e in device:
+        m = _MEMCPY_KIND.search(e.name()) if _kind(e) == "memcpy" else None
+        if m is not None:
+            memcpy.append({"kind": m.group(1), "bytes": int(_metadata(e).get("bytes", 0) or 0),
+                           "stream": e.device_resource_id()})
+    return list(table.values()), call_stream, memcpy
+
+
+def _kind(event: Any) -> str:
+    """'kernel', 'memcpy', 'memset' or 'other' (device-side annotations, syncs) for a device event."""
+    activity = event.activity_type() if hasattr(event, "activity_type") else None  # torch 2.12 on
+    if activity is not None:
+        return {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}.get(activity, "other")
+    # Before: device records are kernels (named by their symbol), copies, sets, and the annotations' mirrors.
+    if event.is_user_annotation():
+        return "other"
+    name = event.name()
+    return "memcpy" if name.startswith("Memcpy") else "memset" if name.startswith("Memset") else "kernel"
+
+
+def _kernel_row(name: str, stream: int, triton_kernels: frozenset[str]) -> dict[str, Any]:
+    triton = name in triton_kernels and name.isidentifier()  # Triton names kernels after Python functions
+    return {"name": name, "stream": stream, "origin": "triton" if triton else "library",
+            "library": "triton" if triton else library_of(name), "count": 0, "us": 0.0}
+
+
+def warm_up(device: str) -> None:
+    """Run one session before the candidate is imported: the profiler's own threads start now (part of the
+    thread baseline), and a later failure can be told from a profiler that never worked here."""
+    try:
+        for _ in range(2):  # a second session starts whatever the profiler starts only when restarted
+            with Session(device, "kgb_warm_up") as s:
+                import torch
+
+                torch.ones(4).add_(1)
+            rep = s.report(())
+    except Exception as exc:  # noqa: BLE001 - no profiler here: calls report it unavailable, not expected
+        _STATE.update(expected=False, reason=f"profiler warm-up failed: {exc!r}"[:300])
+        return
+    ok = rep["available"] and (s.kind == "cpu" or rep["call_stream"] is not None)
+    _STATE.update(expected=bool(ok), reason="" if ok else f"profiler warm-up recorded nothing: {rep.get('reason')}")
+

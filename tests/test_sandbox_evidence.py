@@ -1,0 +1,214 @@
+"""Evidence of what a candidate really did, on CPU: launches where every path ends, threads by what they do,
+one profiler session per call, and the judges that read them."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+from evidence_helpers import ADD_KERNEL, example_task, serve
+
+from kernelgenbench.evaluator.checks import host_compute, no_launch, side_stream
+from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.activity import Session
+from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
+
+EMPTY = {"self": torch.empty(0), "other": torch.empty(0), "alpha": 1}
+FULL = {"self": torch.randn(300), "other": torch.randn(300), "alpha": 1}
+
+SKIPS_EMPTY = ADD_KERNEL + '''
+
+def add_Tensor(self, other, *, alpha=1):
+    out = torch.empty_like(self)
+    if out.numel():  # nothing to compute: no launch
+        _launch(self, other, out)
+    return out
+'''
+
+THREAD_AT_IMPORT_JOINED = ADD_KERNEL + '''
+import threading
+
+_t = threading.Thread(target=lambda: None, name="warm")
+_t.start()
+_t.join()
+
+
+def add_Tensor(self, other, *, alpha=1):
+    out = torch.empty_like(self)
+    _launch(self, other, out)
+    return out
+'''
+
+RAW_THREAD_AT_IMPORT = ADD_KERNEL + '''
+import _thread
+import time
+
+_thread.start_new_thread(time.sleep, (600,))
+
+
+def add_Tensor(self, other, *, alpha=1):
+    out = torch.empty_like(self)
+    _launch(self, other, out)
+    return out
+'''
+
+THREAD_IN_CALL_JOINED = ADD_KERNEL + '''
+from concurrent.futures import ThreadPoolExecutor
+
+
+def add_Tensor(self, other, *, alpha=1):
+    out = torch.empty_like(self)
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(_launch, self, other, out).result()
+    return out
+'''
+
+RAW_THREAD_IN_CALL = ADD_KERNEL + '''
+import _thread
+import time
+
+
+def add_Tensor(self, other, *, alpha=1):
+    out = torch.empty_like(self)
+    _launch(self, other, out)
+    _thread.start_new_thread(time.sleep, (0.0,))
+    time.sleep(0.2)  # gone before the call ends: only its start can be seen
+    return out
+'''
+
+
+def test_kernel_that_skips_the_launch_on_empty_outputs_passes(tmp_path):
+    ready, calls = serve(tmp_path, SKIPS_EMPTY, [EMPTY, FULL, EMPTY])
+    assert ready.kind == "ready" and not ready.header["tampering"]
+    assert [v.status for _, v in calls] == [Status.PASSED] * 3
+    assert [r.header["launches"] for r, _ in calls] == [{}, {"_add_kernel": 1}, {}]
+    assert calls[0][0].header["sizes"]["returns"] == [[0, 0]]
+
+
+def test_no_launch_on_a_call_with_outputs_fails(tmp_path):
+    code = "import torch\n\ndef add_Tensor(self, other, *, alpha=1):\n    return torch.empty_like(self)\n"
+    _, calls = serve(tmp_path, code, [EMPTY, FULL])
+    assert [v.status for _, v in calls] == [Status.PASSED, Status.NO_TRITON_LAUNCH]
+
+
+def test_thread_started_and_joined_at_import_passes(tmp_path):
+    ready, calls = serve(tmp_path, THREAD_AT_IMPORT_JOINED, [FULL, FULL])
+    assert ready.kind == "ready" and not ready.header["tampering"]
+    assert [v.status for _, v in calls] == [Status.PASSED, Status.PASSED], [v.evidence for _, v in calls]
+
+
+def test_raw_thread_left_running_at_import_is_seen_when_the_call_starts(tmp_path):
+    _, calls = serve(tmp_path, RAW_THREAD_AT_IMPORT, [FULL])
+    (reply, verdict), = calls
+    assert verdict.status is Status.TAMPERING
+    assert "alive when the call started that were not there before the import" in verdict.evidence
+    assert reply.header["threads"]["at_start"] and not reply.header["threads"]["started"]
+
+
+def test_thread_started_in_the_call_fails_even_when_joined(tmp_path):
+    _, calls = serve(tmp_path, THREAD_IN_CALL_JOINED, [FULL])
+    (reply, verdict), = calls
+    assert verdict.status is Status.TAMPERING and "started during the call" in verdict.evidence
+    assert reply.header["launches"] == {"_add_kernel": 1}  # launched from the pool's thread: still counted
+
+
+def test_raw_thread_started_in_the_call_is_seen(tmp_path):
+    _, calls = serve(tmp_path, RAW_THREAD_IN_CALL, [FULL])
+    (_, verdict), = calls
+    assert verdict.status is Status.TAMPERING and "_thread.start_new_thread(sleep)" in verdict.evidence
+
+
+def test_thread_corpus_entry_fails_as_tampering(tmp_path):
+    from eval_helpers import corpus
+
+    code = next(e.code for e in corpus() if e.name == "thread")
+    _, calls = serve(tmp_path, code, [FULL])
+    assert calls[0][1].status is Status.TAMPERING and "left running after the call" in calls[0][1].evidence
+
+
+def test_launch_hook_counts_a_launch_from_any_cache_and_is_removed_after():
+    """A compiled kernel's launcher calls triton's launch_enter_hook chain with the kernel's LazyDict, whoever
+    called the launcher (LibEntry's `compiled[grid](...)`, JITFunction.run, the autotuner)."""
+    from triton import knobs
+    from triton.compiler.compiler import LazyDict
+
+    counter = LaunchCounter()
+    meta = LazyDict({"name": "cached_kernel", "function": 0, "stream": 0})
+    meta.add(lambda: pytest.fail("the kernel's own launch_metadata must not run"), ())
+    with counter.active():
+        knobs.runtime.launch_enter_hook(meta)
+        knobs.runtime.launch_enter_hook(meta)
+    knobs.runtime.launch_enter_hook(meta)
+    assert counter.launches == {"cached_kernel": 2}
+    assert "cached_kernel" in loaded_kernels()
+
+
+def test_one_session_records_aten_ops_on_every_thread_and_splits_launch_ranges():
+    from torch._C._profiler import _RecordFunctionFast
+
+    x = torch.randn(64)
+    side = threading.Thread(target=lambda: torch.mul(x, x))
+    name = LaunchCounter().range_name
+    with Session("cpu", name) as session:
+        torch.add(x, x)
+        with _RecordFunctionFast(name):
+            torch.sub(x, x)
+        side.start()
+        side.join()
+    rep = session.report(())
+    assert rep["available"] and rep["launch_ranges"] == 1
+    assert rep["cpu_ops"]["aten::add.Tensor"] == 1 and rep["cpu_ops"]["aten::mul.Tensor"] == 1
+    assert rep["cpu_ops_in_launch"] == {"aten::sub.Tensor": 1}
+    assert rep["kernels"] == [] and rep["call_stream"] is None
+
+
+def _report(memcpy=(), kernels=(), call_stream=7, args=None, returns=None):
+    return {"event": "result", "launches": {"k": 1}, "leaves": [{"type": "torch.Tensor"}],
+            "sizes": {"args": args or {"self": [4096, 16384], "other": [4096, 16384]},
+                      "returns": returns or [[4096, 16384]]},
+            "profile": {"available": True, "expected": True, "device": "cuda", "call_stream": call_stream,
+                        "kernels": list(kernels), "memcpy": list(memcpy)}}
+
+
+def test_host_compute_needs_copies_as_large_as_the_data():
+    task = example_task()
+    assert host_compute.judge(task, _report([{"kind": "DtoH", "bytes": 4}, {"kind": "HtoD", "bytes": 64}])) is None
+    assert "device to host" in host_compute.judge(task, _report([{"kind": "DtoH", "bytes": 16384}]))
+    assert "host to device" in host_compute.judge(task, _report([{"kind": "HtoD", "bytes": 8192}] * 2))
+    tiny = _report([{"kind": "DtoH", "bytes": 64}], args={"self": [16, 64]}, returns=[[16, 64]])
+    assert host_compute.judge(task, tiny) is None  # too small to tell a copy of data from a copy of metadata
+
+
+def test_side_stream_is_judged_by_where_kernels_ran():
+    task = example_task()
+    mine = {"name": "_add_kernel", "stream": 7, "origin": "triton", "count": 1, "us": 1.0}
+    assert side_stream.judge(task, _report(kernels=[mine])) is None
+    other = {**mine, "stream": 13}
+    assert "_add_kernel (stream 13, 1x)" in side_stream.judge(task, _report(kernels=[mine, other]))
+
+
+def test_a_triton_device_kernel_satisfies_the_launch_check():
+    task = example_task()
+    report = {**_report(kernels=[{"name": "_add_kernel", "stream": 7, "origin": "triton", "count": 1}]),
+              "launches": {}}
+    assert no_launch.judge(task, report) is None
+    report["profile"]["kernels"][0]["origin"] = "library"
+    assert no_launch.judge(task, report) == "no Triton kernel was launched during the call"
+
+
+def test_profiler_stopped_by_the_candidate_is_tampering(tmp_path):
+    code = SKIPS_EMPTY + '''
+
+_inner = add_Tensor
+
+
+def add_Tensor(self, other, *, alpha=1):
+    out = _inner(self, other)
+    torch._C._autograd._disable_profiler()
+    return out
+'''
+    _, calls = serve(tmp_path, code, [FULL])
+    (reply, verdict), = calls
+    assert verdict.status is Status.TAMPERING and "device activity recorder switched off" in verdict.evidence
+    assert reply.header["profile"]["expected"] and not reply.header["profile"]["available"]
