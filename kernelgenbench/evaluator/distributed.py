@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from kernelgenbench.evaluator.status import Status
 
 RETRIES = 2  # further attempts, on other actors, for a candidate whose actor or node died under it
 PROBE_TIMEOUT_S = 180.0  # for an actor to be placed on its node and report its devices
+REFRESH_S = 30.0  # how often the driver looks for nodes that joined
 MAX_ACTORS_PER_NODE = 4  # actors started on one node over a run (a node that keeps killing them is dropped)
 Key = tuple[str, ...]
 OnDispatch = Callable[[str, str, str, str], None]  # task id, candidate id, platform kind, node id
@@ -160,22 +162,24 @@ class _Scheduler:
         self.results: dict[tuple[int, str], CandidateResult] = {}
         self._task_refs: dict[str, Any] = {}
         self._remote: Any = None
+        self.probing: dict[Any, tuple[Any, str, float]] = {}  # probe ref -> (actor, node id, started at)
+        self._last_refresh = 0.0
 
     def refresh(self) -> None:
-        """Start an actor on every live node that has none (at the start, after a death, when nodes join)."""
-        live = {n.node_id for n in self.nodes if n.alive}
-        pending = []
+        """Start an actor on every live node that has none (at the start, after a death, when nodes join);
+        each is adopted once its probe answers (`adopt`), without holding up the verdicts in flight."""
+        self._last_refresh = time.monotonic()
+        have = {n.node_id for n in self.nodes if n.alive} | {nid for _, nid, _ in self.probing.values()}
         for info in self.ray.nodes():
             nid = info.get("NodeID", "")
-            if not info.get("Alive") or nid in live or self.started.get(nid, 0) >= MAX_ACTORS_PER_NODE:
+            if not info.get("Alive") or nid in have or self.started.get(nid, 0) >= MAX_ACTORS_PER_NODE:
                 continue
             opts = self._actor_options(info.get("Resources") or {}, nid)
             if opts is None:
                 continue  # no CPU and no accelerator to hold (a head node started with num_cpus=0)
             self.started[nid] = self.started.get(nid, 0) + 1
             actor = self._actor_class().options(**opts).remote(dataclasses.asdict(self.config))
-            pending.append((actor, actor.probe.remote()))
-        self._adopt(pending)
+            self.probing[actor.probe.remote()] = (actor, nid, time.monotonic())
 
     def _actor_class(self) -> Any:
         if self._remote is None:
@@ -193,22 +197,30 @@ class _Scheduler:
         return {"num_cpus": 1 if cpus >= 1 else 0, "num_gpus": gpus, "max_concurrency": 64, "max_restarts": 0,
                 "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id, soft=False)}
 
-    def _adopt(self, pending: list[tuple[Any, Any]]) -> None:
-        """Keep the actors whose probe answers in time; kill the others (their node is busy or broken)."""
-        if not pending:
-            return
-        refs = [p for _, p in pending]
-        ready, _ = self.ray.wait(refs, num_returns=len(refs), timeout=PROBE_TIMEOUT_S)
-        for actor, ref in pending:
+    def adopt(self, ready: Iterable[Any]) -> None:
+        """Adopt the actors whose probe answered; kill those that failed or stay unplaced past the timeout
+        (their node is busy or broken: it is left out, which is not fatal)."""
+        now = time.monotonic()
+        for ref in [r for r in ready if r in self.probing]:
+            actor, nid, _ = self.probing.pop(ref)
             try:
-                if ref not in ready:
-                    raise TimeoutError(f"no answer within {PROBE_TIMEOUT_S:.0f} s")
                 info = self.ray.get(ref)
-            except Exception:  # noqa: BLE001 - a node that cannot host an evaluator is left out, not fatal
+            except self.ray.exceptions.RayError:
                 self.ray.kill(actor)
                 continue
             self.nodes.append(_Node(actor, info["node_id"], info["kind"], max(1, int(info["capacity"])),
                                     info["platform"]))
+        for ref, (actor, _, t0) in list(self.probing.items()):
+            if now - t0 > PROBE_TIMEOUT_S:
+                del self.probing[ref]
+                self.ray.kill(actor)
+
+    def start(self) -> None:
+        """Actors on every node, waiting (up to the probe timeout) until each is placed or given up."""
+        self.refresh()
+        while self.probing:
+            ready, _ = self.ray.wait(list(self.probing), num_returns=len(self.probing), timeout=5.0)
+            self.adopt(ready)
 
     def kinds(self) -> list[str]:
         """The platform kinds of the live actors, in the order first seen."""
@@ -246,18 +258,21 @@ class _Scheduler:
                     self.on_dispatch(job.task.id, job.cand.candidate_id, node.kind, node.node_id)
 
     def run(self) -> None:
-        """Until every queued job has a verdict: dispatch, wait for the next to finish, record it."""
+        """Until every queued job has a verdict: dispatch, wait for the next verdict or actor, record it."""
         while any(self.queues.values()) or self.inflight:
             self._dispatch()
-            if not self.inflight:
+            if time.monotonic() - self._last_refresh > REFRESH_S:
+                self.refresh()  # nodes that joined the cluster get an actor
+            if not self.inflight and not self.probing:
                 self.refresh()  # nothing can run: look for live nodes without an actor
-                self._dispatch()
-                if not self.inflight:
+                if not self.probing:
                     self._abandon()
                     continue
-            ready, _ = self.ray.wait(list(self.inflight), num_returns=1, timeout=5.0)
+            ready, _ = self.ray.wait([*self.inflight, *self.probing], num_returns=1, timeout=5.0)
+            self.adopt(ready)
             for ref in ready:
-                self._finish(ref)
+                if ref in self.inflight:
+                    self._finish(ref)
 
     def _finish(self, ref: Any) -> None:
         job, node = self.inflight.pop(ref)
@@ -350,7 +365,7 @@ def run_on_ray(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config
     ours = _connect(ray, address)
     try:
         sched = _Scheduler(ray, config, writer, retries, on_dispatch)
-        sched.refresh()
+        sched.start()
         if not sched.nodes:
             raise KgbError("no node of the Ray cluster could host an evaluator (each needs a CPU or an accelerator)")
         kinds = select_kinds(platforms, sched.kinds())
