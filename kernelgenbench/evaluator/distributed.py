@@ -47,7 +47,8 @@ from kernelgenbench.evaluator.status import Status
 RETRIES = 2  # further attempts, on other actors, for a candidate whose actor or node died under it
 PROBE_TIMEOUT_S = 180.0  # for an actor to be placed on its node and report its devices
 REFRESH_S = 30.0  # how often the driver looks for nodes that joined
-MAX_ACTORS_PER_NODE = 4  # actors started on one node over a run (a node that keeps killing them is dropped)
+MAX_ACTORS_PER_NODE = 4
+UID_STRIDE = 256  # worker uid slots per actor: two actors on one host (nodes sharing a machine) never share a uid  # actors started on one node over a run (a node that keeps killing them is dropped)
 Key = tuple[str, ...]
 OnDispatch = Callable[[str, str, str, str], None]  # task id, candidate id, platform kind, node id
 
@@ -138,11 +139,14 @@ class _Job:
 class _Node:
     actor: Any
     node_id: str
-    kind: str
-    capacity: int
-    platform: dict[str, Any]
+    host: str
+    slot: int  # its worker uids start at worker_uid_base + UID_STRIDE * slot (actors of one host never share)
+    kind: str = ""
+    capacity: int = 1
+    platform: dict[str, Any] = field(default_factory=dict)
     inflight: int = 0
     alive: bool = True
+    since: float = 0.0  # when its probe was sent
 
 
 class _Scheduler:
@@ -162,14 +166,15 @@ class _Scheduler:
         self.results: dict[tuple[int, str], CandidateResult] = {}
         self._task_refs: dict[str, Any] = {}
         self._remote: Any = None
-        self.probing: dict[Any, tuple[Any, str, float]] = {}  # probe ref -> (actor, node id, started at)
+        self.probing: dict[Any, _Node] = {}  # probe ref -> the actor's node, until the probe answers
         self._last_refresh = 0.0
 
     def refresh(self) -> None:
         """Start an actor on every live node that has none (at the start, after a death, when nodes join);
         each is adopted once its probe answers (`adopt`), without holding up the verdicts in flight."""
         self._last_refresh = time.monotonic()
-        have = {n.node_id for n in self.nodes if n.alive} | {nid for _, nid, _ in self.probing.values()}
+        held = [n for n in self.nodes if n.alive] + list(self.probing.values())
+        have = {n.node_id for n in held}
         for info in self.ray.nodes():
             nid = info.get("NodeID", "")
             if not info.get("Alive") or nid in have or self.started.get(nid, 0) >= MAX_ACTORS_PER_NODE:
@@ -178,8 +183,14 @@ class _Scheduler:
             if opts is None:
                 continue  # no CPU and no accelerator to hold (a head node started with num_cpus=0)
             self.started[nid] = self.started.get(nid, 0) + 1
-            actor = self._actor_class().options(**opts).remote(dataclasses.asdict(self.config))
-            self.probing[actor.probe.remote()] = (actor, nid, time.monotonic())
+            host = str(info.get("NodeManagerAddress", nid))
+            used = {n.slot for n in held if n.host == host}
+            slot = min(i for i in range(len(used) + 1) if i not in used)
+            config = dataclasses.replace(self.config, worker_uid_base=self.config.worker_uid_base + UID_STRIDE * slot)
+            actor = self._actor_class().options(**opts).remote(dataclasses.asdict(config))
+            node = _Node(actor, nid, host, slot, since=time.monotonic())
+            self.probing[actor.probe.remote()] = node
+            held.append(node)
 
     def _actor_class(self) -> Any:
         if self._remote is None:
@@ -202,18 +213,18 @@ class _Scheduler:
         (their node is busy or broken: it is left out, which is not fatal)."""
         now = time.monotonic()
         for ref in [r for r in ready if r in self.probing]:
-            actor, nid, _ = self.probing.pop(ref)
+            node = self.probing.pop(ref)
             try:
                 info = self.ray.get(ref)
             except self.ray.exceptions.RayError:
-                self.ray.kill(actor)
+                self.ray.kill(node.actor)
                 continue
-            self.nodes.append(_Node(actor, info["node_id"], info["kind"], max(1, int(info["capacity"])),
-                                    info["platform"]))
-        for ref, (actor, _, t0) in list(self.probing.items()):
-            if now - t0 > PROBE_TIMEOUT_S:
+            node.kind, node.capacity, node.platform = info["kind"], max(1, int(info["capacity"])), info["platform"]
+            self.nodes.append(node)
+        for ref, node in list(self.probing.items()):
+            if now - node.since > PROBE_TIMEOUT_S:
                 del self.probing[ref]
-                self.ray.kill(actor)
+                self.ray.kill(node.actor)
 
     def start(self) -> None:
         """Actors on every node, waiting (up to the probe timeout) until each is placed or given up."""
