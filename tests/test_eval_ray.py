@@ -13,6 +13,7 @@ import pytest
 from eval_helpers import CORPUS, EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, ROOT
 
 import kernelgenbench
+from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.api import as_candidates, resolve_tasks
 from kernelgenbench.evaluator.distributed import run_on_ray
 from kernelgenbench.evaluator.runner import EvalConfig
@@ -43,6 +44,13 @@ def _sleeper() -> dict:
 
 def _tasks() -> list[dict]:
     return [json.loads(line) for line in EXAMPLE_TASKS.read_text().splitlines() if line.strip()]
+
+
+def test_no_address_starts_a_local_instance_and_a_node_that_cannot_evaluate_says_why():
+    # First in the file: no cluster of this module's exists yet, so the run starts (and stops) its own instance.
+    with pytest.raises(KgbError, match=r"could host an evaluator.*device 'cuda:99' is not available here"):
+        run_on_ray([], [], config=EvalConfig(device="cuda:99"), address=None)
+    assert not ray.is_initialized()
 
 
 @pytest.fixture(scope="module")

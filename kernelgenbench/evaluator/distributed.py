@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 import tempfile
 import threading
 import time
@@ -166,6 +167,7 @@ class _Scheduler:
         self.results: dict[tuple[int, str], CandidateResult] = {}
         self._task_refs: dict[str, Any] = {}
         self._remote: Any = None
+        self.failures: list[str] = []  # why actors could not be started, for the error when none could
         self.probing: dict[Any, _Node] = {}  # probe ref -> the actor's node, until the probe answers
         self._last_refresh = 0.0
 
@@ -216,13 +218,15 @@ class _Scheduler:
             node = self.probing.pop(ref)
             try:
                 info = self.ray.get(ref)
-            except self.ray.exceptions.RayError:
+            except self.ray.exceptions.RayError as exc:
+                self.failures.append(f"node {node.node_id[:12]}: {type(exc).__name__}: {_first_line(exc)}")
                 self.ray.kill(node.actor)
                 continue
             node.kind, node.capacity, node.platform = info["kind"], max(1, int(info["capacity"])), info["platform"]
             self.nodes.append(node)
         for ref, node in list(self.probing.items()):
             if now - node.since > PROBE_TIMEOUT_S:
+                self.failures.append(f"node {node.node_id[:12]}: not placed within {PROBE_TIMEOUT_S:.0f} s")
                 del self.probing[ref]
                 self.ray.kill(node.actor)
 
@@ -303,9 +307,8 @@ class _Scheduler:
         if not isinstance(exc, self.ray.exceptions.RayTaskError) and node.alive:
             node.alive = False  # its other in-flight candidates come back through here one by one
             self.refresh()  # a live node whose actor died gets a new one
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
         job.reasons.append(f"attempt {len(job.reasons) + 1} on node {node.node_id[:12]}: "
-                           f"{type(exc).__name__}: {first}")
+                           f"{type(exc).__name__}: {_first_line(exc)}")
         if len(job.reasons) <= self.retries:
             self.queues.setdefault(job.kind, deque()).appendleft(job)
         else:
@@ -328,6 +331,16 @@ class _Scheduler:
                               code_sha256=job.cand.code_sha256, platform=platform, seed=self.config.seed)
         self.writer.write(res.to_row())
         self.results[(job.index, job.kind or "")] = res
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's text in one line: its first line and, for Ray's (which carry the remote traceback), the
+    last, where the remote error is; capped."""
+    lines = [x.strip() for x in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if x.strip()]
+    text = lines[0] if lines else ""
+    if len(lines) > 1:
+        text = f"{text[:200]} ... {lines[-1]}"
+    return text[:500]
 
 
 def select_kinds(platforms: str, present: Sequence[str]) -> list[str | None]:
@@ -378,7 +391,8 @@ def run_on_ray(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config
         sched = _Scheduler(ray, config, writer, retries, on_dispatch)
         sched.start()
         if not sched.nodes:
-            raise KgbError("no node of the Ray cluster could host an evaluator (each needs a CPU or an accelerator)")
+            raise KgbError("no node of the Ray cluster could host an evaluator (each needs a CPU or an accelerator, "
+                           "and kernelgenbench importable): " + ("; ".join(sched.failures) or "no node has either"))
         kinds = select_kinds(platforms, sched.kinds())
         _queue(sched, by_id, cands, kinds, done, by_platform)
         sched.run()
