@@ -69,8 +69,8 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         ray: Annotated[str | None, typer.Option(
             "--ray", metavar="[ADDRESS]",
             help="Evaluate on a Ray cluster, one evaluator pool per node: --ray alone starts a local Ray "
-                 "instance; --ray auto or --ray HOST:PORT joins a running cluster (pip install "
-                 "'kernelgenbench[ray]').")] = None,
+                 "instance; --ray auto or --ray HOST:PORT joins a running cluster (needs the 'ray' extra of "
+                 "kernelgenbench).")] = None,
         platforms: Annotated[str, typer.Option(
             "--platforms", help="With --ray: 'one' (each candidate once, on any node), 'all' (once on each "
                                 "platform kind in the cluster: nvidia, amd, intel, cpu), or a list such as "

@@ -48,8 +48,8 @@ from kernelgenbench.evaluator.status import Status
 RETRIES = 2  # further attempts, on other actors, for a candidate whose actor or node died under it
 PROBE_TIMEOUT_S = 180.0  # for an actor to be placed on its node and report its devices
 REFRESH_S = 30.0  # how often the driver looks for nodes that joined
-MAX_ACTORS_PER_NODE = 4
-UID_STRIDE = 256  # worker uid slots per actor: two actors on one host (nodes sharing a machine) never share a uid  # actors started on one node over a run (a node that keeps killing them is dropped)
+MAX_ACTORS_PER_NODE = 4  # actors started on one node over a run (a node that keeps killing them is dropped)
+UID_STRIDE = 256  # worker uid slots per actor: two actors on one host (nodes sharing a machine) never share one
 Key = tuple[str, ...]
 OnDispatch = Callable[[str, str, str, str], None]  # task id, candidate id, platform kind, node id
 
