@@ -29,7 +29,8 @@ if [[ ${1:-} == real ]]; then
 fi
 if [[ ${1:-} == ray ]]; then
   grep -qx '/.whl-ray/' "$exclude" 2>/dev/null || echo /.whl-ray/ >> "$exclude"
-  get .whl-ray ray==2.60.0 msgpack==1.2.4 protobuf==7.36.2 click==8.5.1
+  get .whl-ray ray==2.60.0 msgpack==1.2.4 protobuf==7.36.2 click==8.5.1 requests==2.34.2 urllib3==2.8.0 idna==3.20 \
+      charset-normalizer==3.5.3 certifi==2026.10.19.post1
   python3 bench/slim_ray_wheel.py .whl-ray/ray-*.whl
   ls -la .whl-ray
   exit
