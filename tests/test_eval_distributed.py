@@ -1,11 +1,14 @@
 """The parts of `kgb eval --ray` that need no cluster: argument filling, platform selection, resume keys by
-platform, rows back to typed results, and the per-platform report table."""
+platform, rows back to typed results, the per-platform report table, and the one-line error without Ray."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
+from eval_helpers import EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, ROOT
 
 import kernelgenbench
 from kernelgenbench.cli.eval import fill_optional_values
@@ -77,3 +80,16 @@ def test_platform_table_compares_platforms_and_lists_disagreements():
 def test_platforms_without_ray_is_an_error():
     with pytest.raises(KgbError, match="add ray=True"):
         kernelgenbench.evaluate({"aten/add.Tensor": "x = 1\n"}, tasks=[], platforms="all")
+
+
+def test_ray_missing_is_one_line_error(tmp_path):
+    # Ray hidden from the import system: what a user without the extra sees.
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from kernelgenbench.cli.main import main\n"
+            f"sys.argv = ['kgb', 'eval', '--dataset', {str(EXAMPLE_TASKS)!r}, '--solutions', "
+            f"{str(EXAMPLE_SOLUTIONS)!r}, '--device', 'cpu', '--out', {str(tmp_path / 'r.jsonl')!r}, '--ray']\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "kgb: error: --ray needs Ray, an optional extra: pip install 'kernelgenbench[ray]'"]
