@@ -4,11 +4,12 @@ removed mid-run, gives the verdicts of a run without Ray, and resumes; retries a
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 
 import pytest
-from eval_helpers import CORPUS, EXAMPLE_SOLUTIONS, EXAMPLE_TASKS
+from eval_helpers import CORPUS, EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, run_kgb, write_jsonl
 
 import kernelgenbench
 from kernelgenbench.errors import KgbError
@@ -132,6 +133,14 @@ def test_cluster_run_survives_a_node_removed_and_matches_a_run_without_ray(clust
     again = kernelgenbench.evaluate([*rows, _sleeper()], tasks=tasks, device="cpu", rounds=2, out=out, resume=True,
                                     ray=cluster.address, platforms="all")
     assert _statuses(again) == _statuses(got) and out.read_text() == before
+    # And through the command line: the same, with a line per candidate and its platform.
+    sols = write_jsonl(tmp_path / "sols.jsonl", [*rows, _sleeper()])
+    proc = run_kgb("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols), "--device", "cpu", "--out",
+                   str(out), "--resume", "--ray", cluster.address, "--platforms", "all", timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert re.search(r"^FAIL incorrect_numerics +aten/add.Tensor \[zeros_output\] @cpu ", proc.stderr, re.M)
+    assert "statuses [all]: passed 4" in proc.stdout
+    assert out.read_text() == before
 
 
 def test_a_candidate_lost_more_often_than_retries_allow_is_reported_crashed(cluster, tmp_path):
