@@ -8,6 +8,10 @@
 #                                         Liger-Kernel and what they import that the image lacks (sqlalchemy,
 #                                         pinned as flag-gems pins it, and its greenlet); the image has torch,
 #                                         triton, numpy, packaging, pyyaml and typing-extensions
+#   bash bench/fetch_gpu_wheels.sh ray    .whl-ray/ for bench/run_examples_ray_gpu.sh (a call of its own: .whl
+#                                         is 62 MiB with pyarrow): Ray and what it imports that the image
+#                                         lacks, the Ray wheel slimmed to fit the device tool's 64 MiB (76 MiB
+#                                         for cp312, 45 MiB without ray/jars/, the Java workers')
 set -euo pipefail
 plat=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64
       --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any)
@@ -21,6 +25,14 @@ if [[ ${1:-} == real ]]; then
   grep -qx '/.kgb_real/' "$exclude" 2>/dev/null || echo /.kgb_real/ >> "$exclude"
   get .kgb_real/whl "${base[@]}" flag-gems==5.0.2 liger-kernel==0.8.5 sqlalchemy==2.0.48 greenlet==3.2.4
   ls .kgb_real/whl
+  exit
+fi
+if [[ ${1:-} == ray ]]; then
+  grep -qx '/.whl-ray/' "$exclude" 2>/dev/null || echo /.whl-ray/ >> "$exclude"
+  get .whl-ray ray==2.60.0 msgpack==1.2.4 protobuf==7.36.2 click==8.5.1 requests==2.34.2 urllib3==2.8.0 idna==3.20 \
+      charset-normalizer==3.5.3 certifi==2026.10.19.post1
+  python3 bench/slim_ray_wheel.py .whl-ray/ray-*.whl
+  ls -la .whl-ray
   exit
 fi
 grep -qx '/.whl/' "$exclude" 2>/dev/null || echo /.whl/ >> "$exclude"

@@ -1,6 +1,8 @@
 """Run `kgb eval` over the example solutions on the accelerator; write results.jsonl and summary.txt.
 
-    python bench/run_examples_gpu.py OUT_DIR [--device auto] [--workers 1] [--rounds 3]
+    python bench/run_examples_gpu.py OUT_DIR [--device auto] [--workers 1] [--rounds 3] [--ray [ADDRESS]]
+
+With --ray the same run goes through `kgb eval --ray` (a local Ray instance unless ADDRESS names a cluster).
 
 Prints the summary table, then one line per performance workload: the candidate's median time beside the
 baselines and the speed-of-light fraction, as the result rows carry them.
@@ -50,12 +52,14 @@ def main() -> int:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--workers", default="1")
     ap.add_argument("--rounds", default="3")
+    ap.add_argument("--ray", nargs="?", const="local", default=None, help="through Ray (an address, or a local one)")
     args = ap.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
     results = args.out_dir / "results.jsonl"
     cmd = [*_kgb(), "eval", "--dataset", str(ROOT / "examples" / "tasks.jsonl"),
            "--solutions", str(ROOT / "examples" / "solutions"), "--device", args.device,
-           "--workers", args.workers, "--rounds", args.rounds, "--out", str(results)]
+           "--workers", args.workers, "--rounds", args.rounds, "--out", str(results),
+           *(["--ray", args.ray] if args.ray else [])]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     sys.stderr.write(proc.stderr)
     rows = [json.loads(x) for x in results.read_text().splitlines()] if results.exists() else []

@@ -8,6 +8,19 @@ from typing import Annotated
 
 import typer
 
+# Options whose value may be left out (typer has no optional-value options): a bare one gets this value.
+OPTIONAL_VALUES = {"--ray": "local"}
+
+
+def fill_optional_values(args: list[str]) -> list[str]:
+    """Command-line arguments with the value of a bare `--ray` (last, or before another option) filled in."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        out.append(a)
+        if a in OPTIONAL_VALUES and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            out.append(OPTIONAL_VALUES[a])
+    return out
+
 
 def register(app: typer.Typer, extract_app: typer.Typer) -> None:
     """Add the `eval` command to `kgb`."""
@@ -53,6 +66,15 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         memory_gib: Annotated[float | None, typer.Option(
             "--memory-gib", help="Memory cap per worker in GiB (host address space on CPU, device memory on "
                                  "an accelerator; default 8).")] = None,
+        ray: Annotated[str | None, typer.Option(
+            "--ray", metavar="[ADDRESS]",
+            help="Evaluate on a Ray cluster, one evaluator pool per node: --ray alone starts a local Ray "
+                 "instance; --ray auto or --ray HOST:PORT joins a running cluster (needs the 'ray' extra of "
+                 "kernelgenbench).")] = None,
+        platforms: Annotated[str, typer.Option(
+            "--platforms", help="With --ray: 'one' (each candidate once, on any node), 'all' (once on each "
+                                "platform kind in the cluster: nvidia, amd, intel, cpu), or a list such as "
+                                "nvidia,amd.")] = "one",
         quiet: Annotated[bool, typer.Option("--quiet", help="No line per candidate, only the summary.")] = False,
     ) -> None:
         """Evaluate every candidate in its own worker over fresh-input rounds; write one JSON line per workload
@@ -66,13 +88,21 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             device=device, rounds=rounds, seed=seed, workers=workers, out=out, resume=resume,
             call_timeout_s=timeout, memory_cap_bytes=int(memory_gib * (1 << 30)) if memory_gib else None,
             timing={**({"reps": reps} if reps else {}), **({"graph": True} if graph else {})},
-            compile_baseline=compile_baseline,
+            compile_baseline=compile_baseline, ray=ray, platforms=platforms,
         )
         if not quiet:
             for r in results:
                 mark = "PASS" if r.passed else "FAIL"
                 first = r.evidence.splitlines()[0][:160] if r.evidence else ""
-                print(f"{mark} {r.status.value:<20} {r.task_id} [{r.candidate_id}] {first}", file=sys.stderr)
+                where = f" @{r.platform.get('vendor', '')}" if platforms != "one" else ""
+                print(f"{mark} {r.status.value:<20} {r.task_id} [{r.candidate_id}]{where} {first}", file=sys.stderr)
         # From what the evaluator decided (resumed rows were read back at the start), never from the file now.
         print(format_table(summarize([r.to_row() for r in results])))
+        if platforms != "one":  # each candidate once per platform: the comparison
+            from kernelgenbench.evaluator.report import platform_table
+
+            table = platform_table([row for r in results for row in (*(w.to_row(r.platform) for w in r.workloads),
+                                                                     r.to_row())])
+            if table:
+                print(table)
         print(f"results: {out}")

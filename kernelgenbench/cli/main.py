@@ -43,6 +43,9 @@ for _name in _COMMAND_MODULES:
 
 
 def _run(typer_app: typer.Typer, prog: str) -> None:
+    from kernelgenbench.cli.eval import fill_optional_values
+
+    sys.argv[1:] = fill_optional_values(sys.argv[1:])  # `kgb eval --ray` alone: a local Ray instance
     try:
         typer_app(prog_name=prog)
     except KgbError as exc:

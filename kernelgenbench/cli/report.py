@@ -16,10 +16,20 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML page with plots."),
     ) -> None:
         """Summarize speedups (against the reference, the native library, torch.compile), fast_p and SOL."""
-        from kernelgenbench.evaluator.report import collect, read_results, render_html, render_text
+        from kernelgenbench.evaluator.report import (
+            collect,
+            platform_table,
+            read_results,
+            render_html,
+            render_text,
+        )
 
-        cands = collect(read_results(results))
+        rows = read_results(results)
+        cands = collect(rows)
         typer.echo(render_text(cands))
+        by_platform = platform_table(rows)  # a multi-platform run (kgb eval --ray --platforms all)
+        if by_platform:
+            typer.echo(by_platform)
         if html is not None:
             html.write_text(render_html(cands, title=f"kernelgenbench: {results.name}"))
             typer.echo(f"wrote {html}")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelgenbench.dataset.record import Task
-from kernelgenbench.errors import CandidateError, DatasetError
+from kernelgenbench.errors import CandidateError, DatasetError, KgbError
 from kernelgenbench.evaluator.runner import CandidateResult, EvalConfig, run
 from kernelgenbench.evaluator.solutions import Candidate, from_rows, load_solutions
 
@@ -71,11 +71,15 @@ def evaluate(
     memory_cap_bytes: int | None = None,
     timing: Mapping[str, Any] | None = None,
     compile_baseline: bool = False,
+    ray: str | bool | None = None,
+    platforms: str = "one",
 ) -> list[CandidateResult]:
     """Score candidate kernels on tasks; one typed result per candidate (with per-workload results).
 
     `seed` None draws a fresh base seed per run (each result's `seed` says which; pass it to reproduce);
-    with `resume` the seed recorded in `out` is reused.
+    with `resume` the seed recorded in `out` is reused. `ray` True (a local Ray instance) or a cluster
+    address evaluates on Ray, one evaluator pool per node; there `platforms="all"` evaluates every candidate
+    once per platform kind of the cluster (one result each, in candidate then platform order).
     """
     all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
     cands = as_candidates(solutions)
@@ -96,5 +100,13 @@ def evaluate(
         overrides["memory_cap_bytes"] = memory_cap_bytes
     if timing is not None:
         overrides["timing"] = dict(timing)
-    return run(all_tasks, cands, config=EvalConfig(**overrides), out=Path(out) if out is not None else None,
-               resume=resume)
+    out_path = Path(out) if out is not None else None
+    if ray or platforms.strip().lower() not in ("", "one", "any"):
+        if not ray:
+            raise KgbError(f"platforms={platforms!r} evaluates on every platform of a Ray cluster: add ray=True "
+                           "(`kgb eval --ray [ADDRESS]`)")
+        from kernelgenbench.evaluator.distributed import run_on_ray
+
+        return run_on_ray(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume,
+                          address=None if ray is True else str(ray), platforms=platforms)
+    return run(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume)

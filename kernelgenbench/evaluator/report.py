@@ -283,3 +283,34 @@ def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench re
              "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>")
+
+
+def platform_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Per platform kind of a multi-platform run (`kgb eval --ray --platforms all`): candidates, correct share,
+    timed, geomean speedup against the reference; then the candidates whose verdicts differ. '' for one platform."""
+    by_kind: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_kind[str((r.get("platform") or {}).get("vendor") or "cpu")].append(r)
+    if len(by_kind) < 2:
+        return ""
+    head = ["platform", "device", "n", "correct", "timed", "geomean"]
+    table = [head]
+    verdicts: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    for kind, rs in by_kind.items():
+        cands = collect(rs)
+        correct = [c for c in cands if c.passed]
+        device = next((str(r["platform"].get("device_name", "")) for r in rs if r.get("platform")), "")
+        geo = geomean(c.speedup("reference") for c in correct if c.speedup("reference"))
+        table.append([kind, device[:28], str(len(cands)), _fmt(len(correct) / len(cands), True) if cands else "-",
+                      str(sum(1 for c in correct if c.workloads)), _fmt(geo)])
+        for c in cands:
+            verdicts[(c.task_id, c.candidate_id)][kind] = c.status
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    out = ["per platform (geomean: speedup against the reference over correct timed candidates)"]
+    out += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in table]
+    differ = {k: v for k, v in verdicts.items() if len(set(v.values())) > 1 or len(v) < len(by_kind)}
+    if differ:
+        out.append(f"verdicts that differ between platforms ({len(differ)}):")
+        for (task, cand), v in sorted(differ.items()):
+            out.append(f"  {task} [{cand}]: " + ", ".join(f"{k} {v.get(k, '-')}" for k in by_kind))
+    return "\n".join(out)
