@@ -134,7 +134,12 @@ def parse_ncu_csv(text: str) -> list[tuple[str, float]]:
         return []
     rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
     head = rows[0]
-    i_id, i_name, i_val = head.index("ID"), head.index("Kernel Name"), head.index(METRIC)
+    if "ID" not in head or METRIC not in head:
+        return []
+    name_col = next((c for c in ("Kernel Name", "Function Name", "Name") if c in head), None)
+    if name_col is None:
+        return []
+    i_id, i_name, i_val = head.index("ID"), head.index(name_col), head.index(METRIC)
     units = rows[1][i_val] if len(rows) > 1 and not rows[1][i_id].strip().isdigit() else "ns"
     scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
              "second": 1e6}.get(units.strip(), 1e-3)

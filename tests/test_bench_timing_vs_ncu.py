@@ -110,3 +110,26 @@ def test_cases_span_families_and_chunks_cover_all(b):
     ids = list(b.CASES)
     parts = b.chunks(ids, 6)
     assert [i for p in parts for i in p] == ids and max(len(p) for p in parts) == 6
+
+
+def test_every_family_builds_and_computes_on_cpu(b):
+    """The cases' callables and argument factories, at tiny sizes, give torch's answer (Triton interpreted)."""
+    code = f"""
+import importlib.util, sys, torch
+spec = importlib.util.spec_from_file_location("bt", {str(SCRIPT)!r}); b = importlib.util.module_from_spec(spec)
+sys.modules["bt"] = b; spec.loader.exec_module(b)
+tiny = {{"torch.add": (300,), "triton add": (300,), "torch.sum": (300,), "copy_": (300,),
+        "torch.mm": (8, "float32"), "triton row sum": (3, 70)}}
+ref = {{"torch.add": lambda x, y: x + y, "triton add": lambda x, y: x + y, "torch.sum": lambda x: x.sum(),
+       "copy_": lambda d, s: s, "torch.mm": lambda x, y: x @ y, "triton row sum": lambda x, d: x.sum(d)}}
+for fam, params in tiny.items():
+    fn, sets = b.build(b.Case("t", fam, "", params), torch.device("cpu"))
+    a, kw = sets(1)
+    k = 1 if fam == "copy_" else 0  # copy_'s first argument is its (empty) destination
+    assert sets(1)[0][k].equal(a[k]) and not sets(2)[0][k].equal(a[k])  # seeded, distinct per index
+    torch.testing.assert_close(fn(*a, **kw), ref[fam](*a, **kw), rtol=1e-5, atol=1e-4)
+print("ok")
+"""
+    env = {**__import__("os").environ, "TRITON_INTERPRET": "1"}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
