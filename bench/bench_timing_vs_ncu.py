@@ -16,7 +16,8 @@ For a spread of kernels (~1 µs to ~5 ms; memory- and compute-bound; native ATen
   a side file says which calls belong to which case, so calls with several kernels are summed.
 kgb / ncu-flush is the method's bias under the same cache state; ncu-flush / ncu-clean is the cache state's.
 The summary gives, per method and ncu column, the median ratio (bias) and its min, max and IQR (error).
-One ncu run per chunk of cases, each with a timeout (a failure costs its chunk, whose cases are then retried
+The ncu runs come first (60 % of the budget), while this process holds no device context. One ncu run per
+chunk of cases, each with a timeout (a failure costs its chunk, whose cases are then retried
 one by one while the budget lasts); rows past the time budget are skipped and marked.
 Usage (GPU, repo root):  python3 bench/bench_timing_vs_ncu.py OUT_DIR [--budget-s 270] [--ncu PATH] [--only a,b]
 """
@@ -46,8 +47,10 @@ METRIC = "gpu__time_duration.sum"
 FLUSH_NAME = "kgb_l2_flush"
 NCU_WARMUP, NCU_CALLS = 3, 5
 ALT_REPS = 100
+NCU_SHARE = 0.6  # of the time budget, for the ncu runs (which come first)
 METHODS = ("kgb", "ksum", "read", "drain", "idle")
 NCU_COLUMNS = ("ncu_clean", "ncu_flush")
+RUNS: list[dict[str, Any]] = []  # what each ncu run did, for the JSON (its scratch files stay out of OUT)
 
 
 @dataclass(frozen=True)
@@ -357,10 +360,12 @@ def run_ncu(ncu: str, cache: str, ids: list[str], work: Path, timeout_s: float) 
     except OSError as exc:
         err = f"{type(exc).__name__}: {exc}"
     (work / f"out_{tag}.txt").write_text(out or "")
+    RUNS.append({"tag": tag, "error": err, "output_tail": (out or "")[-1500:]})
     plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
     kernels = parse_ncu_csv(log.read_text(errors="replace")) if log.exists() else []
     kernels = kernels or parse_ncu_csv(out or "")  # in case this ncu prints its report to stdout anyway
     got = ncu_case_times(kernels, plan) if plan and kernels else {}
+    RUNS[-1].update(kernels=len(kernels), cases_planned=len(plan), first_kernels=kernels[:12])
     for cid in ids:
         if cid not in got or got[cid]["us"] is None:
             got[cid] = {"us": None, "error": (err or got.get(cid, {}).get("error") or "no ncu records")}
@@ -371,21 +376,38 @@ def ncu_all(ncu: str, ids: list[str], work: Path, deadline: float, chunk: int) -
     """ncu-clean and ncu-flush times per case: chunked runs, failed chunks retried case by case, within a deadline."""
     res: dict[str, dict[str, Any]] = {cid: {} for cid in ids}
     for cache, col in (("all", "ncu_clean"), ("none", "ncu_flush")):
+        measured = 0
         for part in chunks(ids, chunk):
             left = deadline - time.monotonic()
             if left < 20:
                 for cid in part:
                     res[cid][col] = {"us": None, "error": "skipped: time budget"}
                 continue
+            t = time.monotonic()
             got = run_ncu(ncu, cache, part, work, min(120.0, left))
-            if len(part) > 1 and any(g["us"] is None for g in got.values()):
-                for cid in [c for c in part if got[c]["us"] is None]:
-                    left = deadline - time.monotonic()
-                    if left > 20:
-                        got[cid] = run_ncu(ncu, cache, [cid], work, min(60.0, left))[cid]
+            print(f"ncu --cache-control {cache} over {len(part)} cases: {time.monotonic() - t:.0f}s, "
+                  f"{sum(g['us'] is not None for g in got.values())} measured", flush=True)
+            measured += sum(g["us"] is not None for g in got.values())
+            _retry_alone(ncu, cache, part, got, work, deadline, measured)
             for cid in part:
                 res[cid][col] = got[cid]
     return res
+
+
+def _retry_alone(ncu: str, cache: str, part: list[str], got: dict[str, dict[str, Any]], work: Path,
+                 deadline: float, measured: int) -> None:
+    """Rerun a failed chunk's unmeasured cases one by one, so that one bad case costs only its row; stop after
+    two failures in a row while nothing at all was measured (ncu itself is broken, not a case)."""
+    if len(part) < 2:
+        return
+    failures = 0
+    for cid in [c for c in part if got[c]["us"] is None]:
+        left = deadline - time.monotonic()
+        if left < 20 or (failures >= 2 and measured == 0):
+            break
+        got[cid] = run_ncu(ncu, cache, [cid], work, min(60.0, left))[cid]
+        failures = failures + 1 if got[cid]["us"] is None else 0
+        measured += got[cid]["us"] is not None
 
 
 def gpu_state() -> str:
@@ -398,15 +420,35 @@ def gpu_state() -> str:
         return f"nvidia-smi unavailable: {exc}"
 
 
+def _row(c: Case, ncu_res: dict[str, dict[str, Any]], deadline: float) -> dict[str, Any]:
+    """One table row: the in-process timings (unless past the deadline) beside the case's ncu times."""
+    row: dict[str, Any] = {"case": c.id, "family": c.family, "size": c.size}
+    if time.monotonic() > deadline - 5:
+        row["note"] = "in-process skipped: time budget"
+    else:
+        try:
+            row.update(time_in_process(c))
+        except Exception as exc:  # noqa: BLE001 - one case's failure loses only its row
+            row["note"] = f"in-process failed: {type(exc).__name__}: {exc}"[:200]
+    for col, r in ncu_res.items():
+        row[col] = r["us"]
+        row[f"{col}_calls"] = r.get("calls_us")
+        if r.get("error"):
+            row["note"] = (row.get("note", "") + f" {col}: {r['error']}").strip()[:300]
+    print(f"{c.id}: " + ", ".join(f"{k}={row.get(k)}" for k in (*METHODS, *NCU_COLUMNS)), flush=True)
+    return row
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments; run as the child under ncu, or as the parent that times, profiles and reports."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("out", nargs="?", type=Path, help="output folder for timing_vs_ncu.json and ncu logs")
+    ap.add_argument("out", nargs="?", type=Path, help="output folder for timing_vs_ncu.json (its only file)")
     ap.add_argument("--budget-s", type=float, default=270.0, help="total wall-clock budget (rows past it are skipped)")
     ap.add_argument("--ncu", default=NCU_DEFAULT, help="ncu executable")
     ap.add_argument("--only", default="", help="comma-separated case ids (default: all): " + ",".join(CASES))
-    ap.add_argument("--chunk", type=int, default=6, help="cases per ncu run")
+    ap.add_argument("--chunk", type=int, default=11, help="cases per ncu run")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kgb-ncu"), help="scratch folder for ncu's files")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     ap.add_argument("--plan", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -424,36 +466,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     state = {"before": gpu_state()}
     print(state["before"], flush=True)
-    rows = []
-    # In-process timings get at most 40 % of the budget; ncu gets the rest.
-    for cid in ids:
-        c = CASES[cid]
-        row: dict[str, Any] = {"case": cid, "family": c.family, "size": c.size}
-        if time.monotonic() - t0 > 0.4 * args.budget_s:
-            row["note"] = "in-process skipped: time budget"
-        else:
-            try:
-                row.update(time_in_process(c))
-            except Exception as exc:  # noqa: BLE001 - one case's failure loses only its row
-                row["note"] = f"in-process failed: {type(exc).__name__}: {exc}"[:200]
-        print(f"{cid}: " + ", ".join(f"{k}={row.get(k)}" for k in METHODS), flush=True)
-        rows.append(row)
+    # ncu first, while this process has no device context of its own; then the in-process timings.
+    work = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    res = ncu_all(args.ncu, ids, work, t0 + NCU_SHARE * args.budget_s, args.chunk)
+    rows = [_row(CASES[cid], res[cid], deadline) for cid in ids]
     import torch
-    torch.cuda.empty_cache()
-    work = args.out / "ncu"
-    work.mkdir(exist_ok=True)
-    res = ncu_all(args.ncu, ids, work, deadline, args.chunk)
-    for row in rows:
-        for col, r in res[row["case"]].items():
-            row[col] = r["us"]
-            row[f"{col}_calls"] = r.get("calls_us")
-            if r.get("error"):
-                row["note"] = (row.get("note", "") + f" {col}: {r['error']}").strip()[:300]
     summary = ratio_summary(rows)
     state["after"] = gpu_state()
     print(format_table(rows, summary))
     doc = {"rows": rows, "summary": summary, "gpu": state, "elapsed_s": time.monotonic() - t0,
-           "ncu": args.ncu, "torch": torch.__version__}
+           "ncu": args.ncu, "torch": torch.__version__, "ncu_runs": RUNS}
     (args.out / "timing_vs_ncu.json").write_text(json.dumps(doc, indent=1))
     print(f"elapsed {doc['elapsed_s']:.0f}s; wrote {args.out / 'timing_vs_ncu.json'}")
     return 0
