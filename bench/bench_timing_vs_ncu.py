@@ -76,7 +76,7 @@ def _cases() -> list[Case]:
         out.append(Case(f"mm_{m}_{dt}", "torch.mm", f"{m}^3 {dt}", (m, dt)))
     for n in (1 << 12, 1 << 20, 1 << 24, 1 << 27):
         out.append(Case(f"tadd_{n}", "triton add", f"2^{n.bit_length() - 1} f32", (n,)))
-    for rows, cols in ((64, 256), (4096, 4096), (32, 1 << 22)):
+    for rows, cols in ((64, 256), (4096, 4096), (64, 1 << 20)):
         out.append(Case(f"tsum_{rows}x{cols}", "triton row sum", f"{rows}x{cols} f32", (rows, cols)))
     return out
 
