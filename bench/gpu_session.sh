@@ -17,13 +17,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=/tmp/site:$PWD
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 
-step() {  # step NAME SECONDS CMD...
-  local name=$1 limit=$2; shift 2
-  local t0=$SECONDS
-  echo "=== $name (limit ${limit}s)"
-  timeout "$limit" "$@"
-  echo "=== $name: exit $? after $((SECONDS - t0)) s"
-}
+. bench/session_step.sh  # step NAME SECONDS CMD...
 
 # step cublas-vs-reference 170 env KGB_CUBLAS_RECORDS=.kgb_gpu/cublas_13.1_curated.jsonl KGB_CUBLAS_RESULTS="$OUT" \
 #   python3 -m pytest -q -p no:cacheprovider tests/test_cublas_gpu.py   (recorded: bench/results/cublas_vs_reference_h200.*)

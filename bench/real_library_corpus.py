@@ -38,8 +38,8 @@ from typing import Any
 
 from kernelgenbench.dataset.configs import get_config
 from kernelgenbench.dataset.jsonl import read_jsonl
-from kernelgenbench.dataset.prompt import _default as prompt_default  # the defaults as the prompt shows them
 from kernelgenbench.dataset.record import Param, Task, canonical_json
+from kernelgenbench.evaluator.prompt import _default as prompt_default
 
 SHARE_TARGET = 0.95  # of the candidates that agree when run directly, the share kgb eval must pass
 

@@ -51,15 +51,7 @@ KGB=(python3 -c 'from kernelgenbench.cli.main import main; main()')
 CORPUS=(python3 bench/real_library_corpus.py)
 BUDGET=${BUDGET:-560}  # seconds for the whole session, inside the device tool's 600
 left() { echo $((BUDGET - SECONDS - 20)); }  # what remains, less the classification's share
-step() {  # step NAME SECONDS CMD...
-  local name=$1 limit=$2; shift 2
-  local t0=$SECONDS
-  echo "=== $name (limit ${limit}s)"
-  timeout "$limit" "$@"
-  local rc=$?
-  echo "=== $name: exit $rc after $((SECONDS - t0)) s"
-  return $rc
-}
+. bench/session_step.sh  # step NAME SECONDS CMD...
 direct_shard() {  # direct_shard K DEADLINE; a CUDA error (exit 3) or a crash: resume in a fresh process
   local rc=3 try
   for try in 1 2 3 4 5 6; do

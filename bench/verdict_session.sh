@@ -14,13 +14,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=/tmp/site:$PWD
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
-step() {  # step NAME SECONDS CMD...
-  local name=$1 limit=$2; shift 2
-  local t0=$SECONDS
-  echo "=== $name (limit ${limit}s)"
-  timeout "$limit" "$@"
-  echo "=== $name: exit $? after $((SECONDS - t0)) s"
-}
+. bench/session_step.sh  # step NAME SECONDS CMD...
 step gpu-tests ${TEST_LIMIT:-300} python3 -m pytest -q -p no:cacheprovider -rfE -m "gpu" \
   tests/test_eval_gpu_evidence.py tests/test_eval_gpu.py tests/test_eval_op_recorder.py \
   tests/test_eval_odd_returns.py tests/test_eval_compare_e2e.py

@@ -27,6 +27,7 @@ class CorpusEntry:
     evidence: str | None
     code: str
     static: str | None = None  # the verdict when the static checks, an earlier layer, already catch it
+    gpu: str | None = None  # the verdict on an accelerator, where its device evidence decides otherwise
 
     @property
     def first_verdict(self) -> str:
@@ -42,7 +43,8 @@ def corpus() -> list[CorpusEntry]:
         m = _HEADER.search(text)
         assert m, f"{p}: missing '# kgb-corpus: task=... expect=...' header"
         kv = dict(item.split("=", 1) for item in m[1].split())
-        out.append(CorpusEntry(p.stem, kv["task"], kv["expect"], kv.get("evidence"), text, kv.get("static")))
+        out.append(CorpusEntry(p.stem, kv["task"], kv["expect"], kv.get("evidence"), text, kv.get("static"),
+                              kv.get("gpu")))
     return out
 
 

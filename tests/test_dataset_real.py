@@ -14,9 +14,9 @@ from vllm_sources import sdist_tarball
 
 import kernelgenbench
 from kernelgenbench.dataset.build import build_dataset
-from kernelgenbench.dataset.prompt import build_prompt
 from kernelgenbench.dataset.record import canonical_json
 from kernelgenbench.errors import BuildFailed, NetworkUnavailable
+from kernelgenbench.evaluator.prompt import build_prompt
 
 
 def _extract(args: list[str], out: Path) -> tuple[Path, dict[str, dict]]:

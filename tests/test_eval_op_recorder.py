@@ -113,9 +113,9 @@ _INTERPRETED = textwrap.dedent("""
     import json, os
     os.environ["TRITON_INTERPRET"] = "1"
     import torch, triton, triton.language as tl
-    from kernelgenbench.sandbox._profile_standin import profiled_call
+    from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
-    from kernelgenbench.sandbox.launches import LaunchCounter
+    from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels, watch_loaded_kernels
 
     @triton.jit
     def k(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -125,12 +125,15 @@ _INTERPRETED = textwrap.dedent("""
 
     x, y = torch.randn(300), torch.randn(300)
     out = torch.empty(300)
+    watch_loaded_kernels()
     rec, check, on_top = sealed_recorder()
     counter = LaunchCounter(rec)
-    with counter.active(), profiled_call(rec) as profile, rec:
+    session = Session("cpu", counter.range_name)  # as the worker nests them: the session outside the counter
+    with session, counter.active(), rec:
         k[(3,)](x, y, out, 300, BLOCK=128)
         k[(1,)](x[::2], x[::2], out[::2], 150, BLOCK=256)  # views sharing one storage
-        marks = check(counter.total)
+        marks = check(counter.ranges)
+    profile = session.report(loaded_kernels())
     print(json.dumps({"ops": rec.ops, "in_launch": rec.in_launch, "profile": profile, "marks": marks}))
 """)
 
@@ -215,9 +218,9 @@ def test_a_class_swap_of_the_recorder_is_marked():
 _GPU_RUN = textwrap.dedent("""
     import _thread, json
     import torch, triton, triton.language as tl
-    from kernelgenbench.sandbox._profile_standin import profiled_call
+    from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
-    from kernelgenbench.sandbox.launches import LaunchCounter
+    from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels, watch_loaded_kernels
 
     @triton.jit
     def k(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -227,20 +230,22 @@ _GPU_RUN = textwrap.dedent("""
 
     x = torch.randn(1 << 16, device="cuda"); y = torch.randn_like(x)
     k[(64,)](x, y, torch.empty_like(x), x.numel(), BLOCK=1024)  # compiled before the profiled call
+    watch_loaded_kernels()
     out = {}
     for name, sneaky in (("honest", False), ("raw_thread", True)):
         rec, check, on_top = sealed_recorder()
         counter = LaunchCounter(rec)
-        with counter.active(), profiled_call(rec) as profile, rec:
+        session = Session("cuda", counter.range_name)  # exits after the call's device work, as in the worker
+        with session, counter.active(), rec:
             z = torch.empty_like(x)
             k[(64,)](x, y, z, x.numel(), BLOCK=1024)
             if sneaky:
                 lock = _thread.allocate_lock(); lock.acquire()
                 _thread.start_new_thread(lambda: (torch.mul(x, y), lock.release()), ())
                 lock.acquire()
-            marks = check(counter.total) + ([] if on_top() else ["off"])
-        torch.cuda.synchronize()
-        out[name] = {"ops": rec.ops, "in_launch": rec.in_launch, "profile": profile, "marks": marks}
+            marks = check(counter.ranges) + ([] if on_top() else ["off"])
+        out[name] = {"ops": rec.ops, "in_launch": rec.in_launch, "profile": session.report(loaded_kernels()),
+                     "marks": marks}
     print(json.dumps(out))
 """)
 

@@ -167,8 +167,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _expected(path: Path) -> str:
-    head = path.read_text().splitlines()[0]
-    return next(p.split("=", 1)[1] for p in head.split() if p.startswith("expect="))
+    """The verdict a normal run gives: the static checks' (static=) where they catch it first, else expect=."""
+    head = dict(p.split("=", 1) for p in path.read_text().splitlines()[0].split() if "=" in p)
+    return head.get("static") or head["expect"]
 
 
 HONEST = sorted(ROOT.joinpath("examples/solutions").glob("*.py")) + [

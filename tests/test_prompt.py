@@ -12,8 +12,8 @@ from dataset_fixtures import add_out_record, all_records, rms_norm_record, saxpy
 from records import add_tensor_record
 
 from kernelgenbench.dataset.build import build_dataset
-from kernelgenbench.dataset.prompt import _default, build_prompt, python_signature
 from kernelgenbench.dataset.record import Param, Task
+from kernelgenbench.evaluator.prompt import _default, build_prompt, python_signature
 
 
 def _p(kind: str, default: str | None, *, type_: str = "", optional: bool = False) -> Param:

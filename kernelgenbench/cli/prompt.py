@@ -46,7 +46,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         says what to pass.
         """
         from kernelgenbench.dataset.load import load_tasks
-        from kernelgenbench.dataset.prompt import build_prompt
+        from kernelgenbench.evaluator.prompt import build_prompt
 
         source = dataset or os.environ.get(DATASET_ENV)
         if not source:

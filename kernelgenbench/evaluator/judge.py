@@ -114,23 +114,48 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
     if not isinstance(cand, Mapping):
         why = header.get("transfer_error") or "nothing came back"
         return Verdict(Status.INCORRECT_TYPE, f"outputs could not be read back as plain tensors: {why}"), stats
+    v = _judge_returns(task, cand, ref_leaves, ref_args, metas, values, pristine, stats)
+    if not v.passed:
+        return v, stats
+    return _judge_args(task, cand, ref_args, pristine, values, written, stats), stats
+
+
+def _compare_into(stats: dict[str, float], task: Task, where: str, ref: Any, out: Any, rule: Any,
+                  values: Mapping[str, Any], pristine: Mapping[str, Any], semantics: str) -> Verdict:
+    """One output or written argument compared (by the record's rule where it declares one); `stats` keeps
+    each figure's maximum over everything compared."""
+    verdict, s = (compare_declared(where, ref, out, rule, values=values, inputs=pristine, tolerance=task.tolerance)
+                  if rule else compare_output(where, ref, out, semantics=semantics, tolerance=task.tolerance))
+    for k, x in s.items():
+        stats[k] = max(stats.get(k, 0.0), x)
+    return verdict
+
+
+def _judge_returns(task: Task, cand: Mapping[str, Any], ref_leaves: list[tuple[str, Any]], ref_args: Mapping[str, Any],
+                   metas: list[Mapping[str, Any]], values: Mapping[str, Any], pristine: Mapping[str, Any],
+                   stats: dict[str, float]) -> Verdict:
+    """The returned values against the reference's: count, values, and (view ops) which input they alias."""
+    if not ref_leaves:
+        return PASS
     got = list(cand.get("returns") or []) if isinstance(cand.get("returns"), list) else []
-    if ref_leaves:
-        if len(got) != len(ref_leaves):
-            return Verdict(Status.INCORRECT_TYPE, f"returned {len(got)} value(s), expected {len(ref_leaves)}"), stats
-        ref_alias = storage_aliases(ref_leaves, ref_args) if task.semantics == "view" else {}
-        for (where, ref), out, meta in zip(ref_leaves, got, metas, strict=True):
-            rule = active_rule(task, where, values)
-            verdict, s = (compare_declared(where, ref, out, rule, values=values, inputs=pristine, tolerance=task.tolerance)
-                          if rule else compare_output(where, ref, out, semantics=task.semantics, tolerance=task.tolerance))
-            for k, x in s.items():
-                stats[k] = max(stats.get(k, 0.0), x)
-            if not verdict.passed:
-                return verdict, stats
-            if task.semantics == "view" and ref_alias.get(where) and meta.get("alias") != ref_alias[where]:
-                return Verdict(Status.INCORRECT_ALIASING,
-                               f"{where}: must be a view of {ref_alias[where]!r}, but it shares storage with "
-                               f"{meta.get('alias')!r}"), stats
+    if len(got) != len(ref_leaves):
+        return Verdict(Status.INCORRECT_TYPE, f"returned {len(got)} value(s), expected {len(ref_leaves)}")
+    ref_alias = storage_aliases(ref_leaves, ref_args) if task.semantics == "view" else {}
+    for (where, ref), out, meta in zip(ref_leaves, got, metas, strict=True):
+        rule = active_rule(task, where, values)
+        verdict = _compare_into(stats, task, where, ref, out, rule, values, pristine, task.semantics)
+        if not verdict.passed:
+            return verdict
+        if task.semantics == "view" and ref_alias.get(where) and meta.get("alias") != ref_alias[where]:
+            return Verdict(Status.INCORRECT_ALIASING,
+                           f"{where}: must be a view of {ref_alias[where]!r}, but it shares storage with "
+                           f"{meta.get('alias')!r}")
+    return PASS
+
+
+def _judge_args(task: Task, cand: Mapping[str, Any], ref_args: Mapping[str, Any], pristine: Mapping[str, Any],
+                values: Mapping[str, Any], written: Mapping[str, bool] | None, stats: dict[str, float]) -> Verdict:
+    """Declared-mutable arguments against the reference's writes; every other argument left unchanged."""
     cand_args = cand.get("args") if isinstance(cand.get("args"), Mapping) else {}
     for p in task.params:
         if p.name not in pristine:
@@ -142,21 +167,18 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
                 sem = "deterministic" if task.semantics == "view" else task.semantics
                 where = f"argument {p.name}" + (f"[{i}]" if isinstance(ref_args[p.name], list) else "")
                 rule = None if isinstance(ref_args[p.name], list) else active_rule(task, p.name, values)
-                verdict, s = (compare_declared(where, ref, out, rule, values=values, inputs=pristine, tolerance=task.tolerance)
-                              if rule else compare_output(where, ref, out, semantics=sem, tolerance=task.tolerance))
-                for k, x in s.items():
-                    stats[k] = max(stats.get(k, 0.0), x)
+                verdict = _compare_into(stats, task, where, ref, out, rule, values, pristine, sem)
                 if not verdict.passed:
-                    return verdict, stats
+                    return verdict
         elif p.name not in cand_args and written is not None and p.name in written:
             if written[p.name]:
                 return Verdict(Status.UNDECLARED_MUTATION, f"argument {p.name}: its contents changed during the call "
-                               "(fingerprint), but the schema does not declare it mutable"), stats
+                               "(fingerprint), but the schema does not declare it mutable")
         else:
             before = pristine[p.name]
             items = zip(before, after or [], strict=False) if isinstance(before, list) else [(before, after)]
             for b, a in items:
                 verdict = unchanged(f"argument {p.name}", b, a)
                 if not verdict.passed:
-                    return verdict, stats
-    return PASS, stats
+                    return verdict
+    return PASS

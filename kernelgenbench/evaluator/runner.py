@@ -382,6 +382,34 @@ def _run_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worke
     return result
 
 
+def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret: Any, ref_args: dict[str, Any],
+                 args: dict[str, Any], written: Any, phases: dict[str, float]) -> tuple[Verdict, dict[str, float]]:
+    """One round's outputs read back and judged against the reference's; the evaluator's own failure while
+    judging is this candidate's `evaluator_error`, not the run's end."""
+    cand_out = None
+    with _phase(phases, "transfer"):
+        if reply.payload is not None:
+            try:
+                # Judged on the device, where the reference's outputs already are: comparing tens of MB
+                # in float64 there takes milliseconds, against seconds on the host.
+                cand_out = move_tree(worker.outputs(reply), device)
+            except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
+                cand_out = None
+    for seconds in (reply.sent_s, reply.header.get("receive_s"), reply.header.get("send_s")):
+        _add_phase(phases, "transfer", seconds)
+    # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
+    with _phase(phases, "judge"):
+        try:
+            verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+                                    pristine=args, device=device, written=written)
+        except Exception:  # noqa: BLE001 - the evaluator's own failure is this candidate's result, not the run's end
+            verdict, s = Verdict(Status.EVALUATOR_ERROR, "the evaluator failed while judging this round "
+                                 f"(not a verdict on the candidate):\n{_trace_tail()}"), {}
+    _add_phase(phases, "candidate", reply.header.get("elapsed_s"))
+    _add_phase(phases, "compile", reply.header.get("compile_s"))
+    return verdict, s
+
+
 def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, worker: Worker,
                     device: str, phases: dict[str, float]) -> tuple[WorkloadResult, dict[str, Any], Any]:
     """Every correctness round of one workload; the result, and the last round's inputs and reference outputs
@@ -417,27 +445,7 @@ def _check_workload(ctx: _Context, task: Task, cand: Candidate, w: Workload, wor
             status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
             return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
                                   evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}"), {}, None
-        cand_out = None
-        with _phase(phases, "transfer"):
-            if reply.payload is not None:
-                try:
-                    # Judged on the device, where the reference's outputs already are: comparing tens of MB
-                    # in float64 there takes milliseconds, against seconds on the host.
-                    cand_out = move_tree(worker.outputs(reply), device)
-                except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
-                    cand_out = None
-        for seconds in (reply.sent_s, reply.header.get("receive_s"), reply.header.get("send_s")):
-            _add_phase(phases, "transfer", seconds)
-        # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
-        with _phase(phases, "judge"):
-            try:
-                verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
-                                        pristine=args, device=device, written=written)
-            except Exception:  # noqa: BLE001 - the evaluator's own failure is this candidate's result, not the run's end
-                verdict, s = Verdict(Status.EVALUATOR_ERROR, "the evaluator failed while judging this round "
-                                     f"(not a verdict on the candidate):\n{_trace_tail()}"), {}
-        _add_phase(phases, "candidate", reply.header.get("elapsed_s"))
-        _add_phase(phases, "compile", reply.header.get("compile_s"))
+        verdict, s = _judge_round(task, worker, reply, device, ref_ret, ref_args, args, written, phases)
         kernels = (reply.header.get("profile") or {}).get("kernels")
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)

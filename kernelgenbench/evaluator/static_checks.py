@@ -48,6 +48,7 @@ class Forbidden:
     star_import_why: str
     strings: dict[str, str]
     ctypes_data_ptr_why: str
+    prompt: tuple[str, ...]  # what these checks refuse, in the prompt's words
 
 
 @functools.cache
@@ -62,6 +63,7 @@ def forbidden() -> Forbidden:
         reducers=tuple(data.pop("reducers")), guarded_roots=tuple(data.pop("guarded_roots")),
         computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"),
         strings=dict(data.pop("strings")), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
+        prompt=tuple(data.pop("prompt")),
     )
     if data:
         raise KgbError(f"eval_forbidden.yaml: unknown keys {sorted(data)}")

@@ -32,8 +32,7 @@ def _no_note(name: str, in_launch: int) -> None:
 class DispatchRecorder(TorchDispatchMode):
     """A dispatch mode counting every aten op by overload name; `paused` > 0 inside Triton launches.
 
-    `note(name, in_launch)` hears every op, and `note("", -1)` every pause (one per launch);
-    `on_pause(True/False)`, when set, hears launches begin and end (a profiler can mark them)."""
+    `note(name, in_launch)` hears every op, and `note("", -1)` every pause (one per launch)."""
 
     def __init__(self, note: Callable[[str, int], None] = _no_note) -> None:
         super().__init__()
@@ -42,7 +41,6 @@ class DispatchRecorder(TorchDispatchMode):
         self.in_launch: Counter[str] = Counter()
         self._paused = 0
         self._note = note
-        self.on_pause: Callable[[bool], None] | None = None
 
     @property
     def paused(self) -> int:
@@ -54,8 +52,6 @@ class DispatchRecorder(TorchDispatchMode):
         was, self._paused = self._paused, value
         if value > was:  # one per launch the launch counter wraps; any other is someone else pausing it
             self._note("", -1)
-        if bool(was) != bool(value) and self.on_pause is not None:
-            self.on_pause(bool(value))
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Mapping | None = None) -> Any:
         name = str(func.name())  # 'aten::add.Tensor'

@@ -22,7 +22,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 TRACE_CHARS = 3000
@@ -683,6 +683,29 @@ def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b
     return b.time_callable(fn, arg_sets, device=device, config=config).to_dict()
 
 
+@dataclass(frozen=True)
+class _Serving:
+    """The serving loop's state and handlers, bound before the candidate is imported: after the import they
+    are reached as attributes of this object, never as module names the candidate could rebind."""
+
+    conn: Any
+    task: Any
+    device: str
+    b: _Bound
+    activity: _Activity
+    tampered: Callable[..., list[str]]
+    send_msg: Callable[..., None]
+    send: Callable[[Any], bytes]  # outputs packed into the outbox arena, described as JSON
+    receive: Callable[[Any], dict[str, Any]]  # arguments the evaluator sent, read from the inbox arena
+    run_call: Callable[..., tuple[dict[str, Any], bytes | None]]
+    draw_inputs: Callable[..., tuple[dict[str, Any], dict[str, str]]]
+    refill: Callable[..., Any]
+    time_call: Callable[..., dict[str, Any]]
+    on_call: Callable[..., None]
+    on_time: Callable[..., None]
+    keep: list[Any] = field(default_factory=list)  # the previous round's buffers: fresh addresses unless reused
+
+
 def main(conn: Any, setup: dict[str, Any]) -> None:
     """Worker entry point (run in a fresh process): import the candidate, then serve call/time requests."""
     log = _redirect_output(setup["log_path"])
@@ -691,97 +714,127 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
     activity = _Activity()
     try:
-        # Before anything of the candidate runs (and before CUDA is initialised: this may fork).
-        from kernelgenbench.sandbox.isolation import enter
-
-        _send(conn, {"event": "isolation", **enter(setup.get("isolation") or {}, conn)})
-        cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
-        import torch
-
-        from kernelgenbench.dataset.record import Task
-        from kernelgenbench.evaluator.transfer import move_tree, pack, receive_arenas, unpack
-
-        arenas = receive_arenas(conn)  # sent by the evaluator before anything else
-        task = Task.from_dict(setup["record"])
-        if torch.device(device).type == "cuda":
-            torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
-        watched = _watched()
-        activity.install()
-        watched["threading.Thread.start"] = (threading.Thread, "start")
-        # Everything used from here on is bound now, before the candidate is imported: locals, not names.
-        b = _bind(watched)
-        tampered, send_msg = b.tampered, _send
-        run_call, draw_inputs, refill, time_call = _run_call, _draw, _refill, _time
+        s, cap = _set_up(conn, setup, device, activity)
     except BaseException as exc:  # noqa: BLE001 - report the setup failure instead of dying silently
         _send(conn, {"event": "setup_error", "exc_type": type(exc).__name__, "traceback": _trace(exc)})
         return
-    t0 = b.perf_counter()
-    activity.armed = True
-    try:
-        module = _import_candidate(setup["code_path"])
-    except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
-        send_msg(conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                        "message": str(exc)[:500], "traceback": _trace(exc)})
-        return
-    activity.armed = False
-    fn = getattr(module, setup["entry_point"], None)
-    tamper = tampered() + activity.evidence()
-    send_msg(conn, {"event": "ready", "import_s": b.perf_counter() - t0, "memory_cap": cap,
-                    "entry_point_found": callable(fn), "tampering": tamper})
-    if not callable(fn) or tamper:
-        return
-    keep: list[Any] = []  # the previous round's buffers stay alive: fresh addresses unless a round reuses them
+    serve = _serve  # bound before the candidate is imported, as everything used after the import is
+    fn = _load(s, setup, cap)
+    if fn is not None:
+        serve(s, fn, log)
+
+
+def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) -> tuple[_Serving, str]:
+    """Isolation, memory cap, arenas, the task and every guard, bound (call before importing the candidate)."""
+    # Before anything of the candidate runs (and before CUDA is initialised: this may fork).
+    from kernelgenbench.sandbox.isolation import enter
+
+    _send(conn, {"event": "isolation", **enter(setup.get("isolation") or {}, conn)})
+    cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
+    import torch
+
+    from kernelgenbench.dataset.record import Task
+    from kernelgenbench.evaluator.transfer import move_tree, pack, receive_arenas, unpack
+
+    arenas = receive_arenas(conn)  # sent by the evaluator before anything else
+    task = Task.from_dict(setup["record"])
+    if torch.device(device).type == "cuda":
+        torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
+    watched = _watched()
+    activity.install()
+    watched["threading.Thread.start"] = (threading.Thread, "start")
+    # Everything used from here on is bound now, before the candidate is imported: locals, not names.
+    b = _bind(watched)
 
     def send(obj: Any) -> bytes:
         return json.dumps(pack(obj, arenas.outbox)).encode()
 
+    def receive(raw: Any) -> dict[str, Any]:
+        return move_tree(unpack(raw, arenas.inbox), device)
+
+    return _Serving(conn, task, device, b, activity, b.tampered, _send, send, receive, _run_call, _draw, _refill,
+                    _time, _on_call, _on_time), cap
+
+
+def _load(s: _Serving, setup: dict[str, Any], cap: str) -> Callable[..., Any] | None:
+    """Import the candidate and say so; its entry point, or None when there is none or the import tampered."""
+    b = s.b
+    t0 = b.perf_counter()
+    s.activity.armed = True
+    try:
+        module = _import_candidate(setup["code_path"])
+    except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
+        s.send_msg(s.conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                            "message": str(exc)[:500], "traceback": _trace(exc)})
+        return None
+    s.activity.armed = False
+    fn = getattr(module, setup["entry_point"], None)
+    tamper = s.tampered() + s.activity.evidence()
+    s.send_msg(s.conn, {"event": "ready", "import_s": b.perf_counter() - t0, "memory_cap": cap,
+                        "entry_point_found": callable(fn), "tampering": tamper})
+    return fn if callable(fn) and not tamper else None
+
+
+def _serve(s: _Serving, fn: Callable[..., Any], log: Any) -> None:
+    """Answer call and time requests until the evaluator says exit or closes the pipe."""
     while True:
         try:
-            msg = conn.recv()
+            msg = s.conn.recv()
         except EOFError:
             return
         op = msg.get("op")
         if op == "exit":
             return
         if op == "call":
-            t_in = b.perf_counter()
-            pre = tampered()  # before the call too: a replacement left between calls would run in this one
-            draw, before = msg.get("draw"), None
-            if draw is not None:
-                try:
-                    args, before = draw_inputs(task, draw, device, b)
-                except Exception as exc:  # noqa: BLE001 - the evaluator then sends the inputs instead
-                    send_msg(conn, {"event": "draw_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
-                    continue
-            else:
-                args = move_tree(unpack(msg["args"], arenas.inbox), device)
-            if msg.get("reuse") and keep:
-                # This round runs in the previous round's buffers with new values, so a result cached by
-                # address goes stale (and fails) instead of being served again.
-                args = refill(keep[0], args, b.storage_bytes) or args
-            t_in = b.perf_counter() - t_in
-            activity.armed = True
-            header, payload = run_call(fn, task, args, device, send, key=None if draw is None else int(draw["key"]),
-                                       before=before, b=b)
-            activity.armed = False
-            header["receive_s"] = t_in
-            if before is not None:
-                header["inputs_before"] = before
-            marks = pre + header.get("tampering", []) + tampered() + activity.evidence()
-            if b.tampered is not tampered:
-                marks.append("the worker's bound tamper check was replaced")
-            header["tampering"] = list(dict.fromkeys(marks))  # the same mark seen before and after counts once
-            keep[:] = [args]
-            send_msg(conn, header, payload)
+            s.on_call(s, fn, msg)
         elif op == "time":
-            try:
-                pre = tampered()
-                result = time_call(fn, task, msg, device, b)
-                send_msg(conn, {"event": "timing", "timing": result, "tampering": list(dict.fromkeys(pre + tampered()))})
-            except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
-                send_msg(conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
-                                "traceback": _trace(exc)})
+            s.on_time(s, fn, msg)
         log.flush()
+
+
+def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
+    """One call: its inputs drawn here (or received), the candidate called, the report and outputs sent."""
+    b = s.b
+    t_in = b.perf_counter()
+    pre = s.tampered()  # before the call too: a replacement left between calls would run in this one
+    draw, before = msg.get("draw"), None
+    if draw is not None:
+        try:
+            args, before = s.draw_inputs(s.task, draw, s.device, b)
+        except Exception as exc:  # noqa: BLE001 - the evaluator then sends the inputs instead
+            s.send_msg(s.conn, {"event": "draw_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
+            return
+    else:
+        args = s.receive(msg["args"])
+    if msg.get("reuse") and s.keep:
+        # This round runs in the previous round's buffers with new values, so a result cached by
+        # address goes stale (and fails) instead of being served again.
+        args = s.refill(s.keep[0], args, b.storage_bytes) or args
+    t_in = b.perf_counter() - t_in
+    s.activity.armed = True
+    header, payload = s.run_call(fn, s.task, args, s.device, s.send, key=None if draw is None else int(draw["key"]),
+                                 before=before, b=b)
+    s.activity.armed = False
+    header["receive_s"] = t_in
+    if before is not None:
+        header["inputs_before"] = before
+    marks = pre + header.get("tampering", []) + s.tampered() + s.activity.evidence()
+    if b.tampered is not s.tampered:
+        marks.append("the worker's bound tamper check was replaced")
+    header["tampering"] = list(dict.fromkeys(marks))  # the same mark seen before and after counts once
+    s.keep[:] = [args]
+    s.send_msg(s.conn, header, payload)
+
+
+def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
+    """One timing request: the candidate timed on fresh argument sets; a failure is reported, not fatal."""
+    try:
+        pre = s.tampered()
+        result = s.time_call(fn, s.task, msg, s.device, s.b)
+        s.send_msg(s.conn, {"event": "timing", "timing": result, "tampering": list(dict.fromkeys(pre + s.tampered()))})
+    except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
+        s.send_msg(s.conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
+                            "traceback": _trace(exc)})
 
 
 def torch_device_type(device: str) -> str:

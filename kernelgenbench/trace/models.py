@@ -119,8 +119,12 @@ _LLAMA2 = dict(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32, 
 
 def catalogue() -> list[ModelSpec]:
     """Every traced architecture, in a fixed order."""
+    return [*_decoders(), *_encoders(), *_encoder_decoders(), *_image_text(), *_vision()]
+
+
+def _decoders() -> list[ModelSpec]:
+    """Decoder LLMs: batch 1 x the model's training context (what one GPU holds per step)."""
     return [
-        # Decoder LLMs: batch 1 x the model's training context (what one GPU holds per step).
         _spec("llama-2-7b", "decoder", "1x4096", _lm("LlamaForCausalLM", "LlamaConfig", 1, 4096, **_LLAMA2)),
         _spec("llama-3-8b", "decoder", "1x8192", _lm(
             "LlamaForCausalLM", "LlamaConfig", 1, 8192, hidden_size=4096, intermediate_size=14336,
@@ -158,7 +162,12 @@ def catalogue() -> list[ModelSpec]:
         _spec("pythia-1.4b", "decoder", "4x2048", _lm(
             "GPTNeoXForCausalLM", "GPTNeoXConfig", 4, 2048, hidden_size=2048, intermediate_size=8192,
             num_hidden_layers=24, num_attention_heads=16, vocab_size=50304, rotary_pct=0.25)),
-        # Encoders: masked-LM pre-training, batch 16 x 512.
+    ]
+
+
+def _encoders() -> list[ModelSpec]:
+    """Encoders: masked-LM pre-training, batch 16 x 512."""
+    return [
         _spec("bert-base", "encoder", "16x512", _lm("BertForMaskedLM", "BertConfig", 16, 512, vocab_size=30522)),
         # RoBERTa fine-tuned as a multi-label classifier (binary cross-entropy over 20 labels).
         _spec("roberta-base", "encoder", "32x512", _lm(
@@ -173,7 +182,12 @@ def catalogue() -> list[ModelSpec]:
             max_relative_positions=-1, position_biased_input=False, type_vocab_size=0)),
         _spec("convbert-base", "encoder", "16x512", _lm(
             "ConvBertForMaskedLM", "ConvBertConfig", 16, 512, vocab_size=30522)),
-        # Encoder-decoders: batch 16, source 512, target 128 (Whisper: 30 s of audio).
+    ]
+
+
+def _encoder_decoders() -> list[ModelSpec]:
+    """Encoder-decoders: batch 16, source 512, target 128 (Whisper: 30 s of audio)."""
+    return [
         _spec("t5-base", "encoder-decoder", "16x512->128", _seq2seq(
             "T5ForConditionalGeneration", "T5Config", 16, 512, 128, d_model=768, d_ff=3072, num_layers=12,
             num_heads=12, vocab_size=32128, decoder_start_token_id=0, pad_token_id=0)),
@@ -189,7 +203,12 @@ def catalogue() -> list[ModelSpec]:
             "M2M100ForConditionalGeneration", "M2M100Config", 16, 256, 256, d_model=1024, encoder_layers=12,
             decoder_layers=12, encoder_attention_heads=16, decoder_attention_heads=16, encoder_ffn_dim=4096,
             decoder_ffn_dim=4096, vocab_size=128112)),
-        # Contrastive image-text pre-training: batch 128 pairs, 64 text tokens.
+    ]
+
+
+def _image_text() -> list[ModelSpec]:
+    """Contrastive image-text pre-training: batch 128 pairs, 64 text tokens."""
+    return [
         _spec("clip-vit-b-16", "multimodal", "128 pairs", _pairs(
             "CLIPModel", "CLIPConfig", 128, 64,
             text_config={"vocab_size": 49408, "max_position_embeddings": 77},
@@ -198,7 +217,12 @@ def catalogue() -> list[ModelSpec]:
             "SiglipModel", "SiglipConfig", 128, 64,
             text_config={"vocab_size": 32000, "max_position_embeddings": 64},
             vision_config={"patch_size": 16, "image_size": 224})),
-        # Vision: image classification at 224 x 224, batch 64.
+    ]
+
+
+def _vision() -> list[ModelSpec]:
+    """Vision: image classification at 224 x 224, batch 64."""
+    return [
         _spec("vit-base-16", "vision", "64x224x224", _image("ViTForImageClassification", "ViTConfig", 64, 224,
                                                              num_labels=1000)),
         _spec("convnext-tiny", "vision", "64x224x224", _image(

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=runtime_error
+# kgb-corpus: task=aten/add.Tensor expect=runtime_error gpu=tampering
 # Does its work on a side stream the caller's events do not see. On an accelerator the kernel that ran on the
 # side stream makes it `tampering` (tests/test_eval_gpu_evidence.py); on CPU there are no streams to make.
 import torch

@@ -21,7 +21,7 @@ class Check:
     status: Status
     collector: str  # the module of kernelgenbench.sandbox that gathers its evidence
     judge: Judge
-    prompt: str = ""  # its line in the prompt's "forbidden" list ('' when a common line covers it)
+    prompt: str = ""  # its line in the prompt's "Forbidden" list (evaluator/prompt.py); checks of one rule share it
     corpus: tuple[str, ...] = ()  # tests/corpus/*.py stems that must get this status
 
 

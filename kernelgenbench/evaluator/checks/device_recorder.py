@@ -38,4 +38,8 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
     return None
 
 
-CHECK = Check(name="device_recorder", status=Status.TAMPERING, collector="activity", judge=judge)
+CHECK = Check(
+    name="device_recorder", status=Status.TAMPERING, collector="activity", judge=judge,
+    prompt="Starting, stopping or replacing a profiler session (torch.profiler, CUPTI) during a call.",
+    corpus=("stop_profiler",),
+)

@@ -35,4 +35,5 @@ def judge(task: Task, report: Mapping[str, Any]) -> tuple[Status, str] | None:
 
 
 CHECK = Check(name="exception", status=Status.RUNTIME_ERROR, collector="worker", judge=judge,
+              prompt="Raising from the entry point on any workload (out of memory counts as memory_exceeded).",
               corpus=("raises",))

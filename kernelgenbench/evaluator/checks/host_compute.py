@@ -55,4 +55,5 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 CHECK = Check(
     name="host_compute", status=Status.HOST_COMPUTE, collector="activity", judge=judge,
     prompt="Copying inputs to the host or results from it to compute there (numpy, Python, CPU torch).",
+    corpus=("host_copy",),  # gpu=host_compute: only an accelerator has copies to see
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
@@ -27,5 +28,6 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 
 CHECK = Check(
     name="launch_ops", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
+    prompt=TORCH_FALLBACK.prompt,  # torch compute hidden inside a launch is still torch compute
     corpus=("compute_in_launch",),
 )

@@ -12,6 +12,7 @@ from typing import Any
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 from kernelgenbench.evaluator.status import Status
 
 
@@ -47,4 +48,5 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 
 
 CHECK = Check(name="no_triton_launch", status=Status.NO_TRITON_LAUNCH, collector="launches", judge=judge,
+              prompt=TORCH_FALLBACK.prompt,  # its line says that at least one Triton kernel must launch
               corpus=("no_launch",))

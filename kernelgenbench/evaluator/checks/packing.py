@@ -42,6 +42,7 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 
 CHECK = Check(
     name="packing", status=Status.TAMPERING, collector="worker", judge=judge,
-    prompt="",  # covered by the tampering line: touching the evaluator
+    prompt="Patching torch (Tensor methods, torch functions) or leaving a dispatch or function mode pushed "
+           "after your call returns.",
     corpus=("patched_tensor_method", "leftover_mode"),
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
@@ -32,5 +33,6 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 
 CHECK = Check(
     name="profiled_ops", status=Status.TORCH_FALLBACK, collector="activity", judge=judge,
+    prompt=TORCH_FALLBACK.prompt,  # the same rule, seen below Python
     corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder"),
 )

@@ -140,15 +140,7 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     step("registrations", 0, 1)
     regs: Registrations = scan_registrations(root)
     skipped.extend(s.reason for s in regs.skipped)
-    wrappers: tuple[Wrapper, ...] = ()
-    wrapper_path = root / WRAPPER_FILE
-    if wrapper_path.is_file():
-        try:
-            wrappers = parse_wrappers(wrapper_path.read_text(encoding="utf-8"))
-        except SourceParseError as exc:
-            skipped.append(str(exc))
-    else:
-        skipped.append(f"{WRAPPER_FILE}: not in the source tree (records have no wrapper)")
+    wrappers = _read_wrappers(root, skipped)
     step("tests", 0, 1)
     wanted = frozenset(e.test.split("::", 1)[0] for e in curated.entries.values() if e.test)
     scan: TestScan = scan_tests(root, wanted)
@@ -208,9 +200,41 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         if first is None and (key not in statuses or statuses[key][0] is not ReferenceStatus.OK):
             statuses[key] = (status, diffs)
         records.append(record)
+    for op, (record, status, diffs) in _wrapper_only_records(defs, wrappers, present, curated, scan, impls, source,
+                                                             skipped, invalid):
+        records.append(record)
+        statuses[op] = (status, diffs)
+        curated_present.add(op)
+    step("records", len(defs), len(defs))
+    outcomes = [_outcome(name, ops, curated, statuses, curated_present, source.version)
+                for name, ops in curated.names.items()]
+    return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source,
+                      tuple(s.reason for s in regs.skipped))
+
+
+def _read_wrappers(root: Path, skipped: list[str]) -> tuple[Wrapper, ...]:
+    """The Python wrappers of vllm/_custom_ops.py; none (and a line in `skipped`) when absent or unreadable."""
+    wrapper_path = root / WRAPPER_FILE
+    if not wrapper_path.is_file():
+        skipped.append(f"{WRAPPER_FILE}: not in the source tree (records have no wrapper)")
+        return ()
+    try:
+        return parse_wrappers(wrapper_path.read_text(encoding="utf-8"))
+    except SourceParseError as exc:
+        skipped.append(str(exc))
+        return ()
+
+
+def _wrapper_only_records(defs: list[OpDef] | tuple[OpDef, ...], wrappers: tuple[Wrapper, ...], present: set[str],
+                          curated: CuratedData, scan: TestScan, impls: dict[tuple[str, str, str], list[OpImpl]],
+                          source: SourceInfo, skipped: list[str],
+                          invalid: list[str]) -> list[tuple[str, tuple[dict[str, Any], ReferenceStatus, list[str]]]]:
+    """Valid records of curated ops that have a Python wrapper but no registration of their own, by op name
+    (each added to `present`); invalid ones go to `invalid`."""
     by_op = {(d.namespace, d.qualified_name): d for d in reversed(defs)}  # the first def of each name wins
     schemas = _schemas_of(by_op.values())
     wrapper_by_name = {w.name: w for w in wrappers}
+    out = []
     for op in curated.entries:
         if op in present or op not in wrapper_by_name:
             continue
@@ -221,15 +245,9 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
         if errors:
             invalid.append(f"{rec[0]['id']} ({WRAPPER_FILE}): {errors[0]}")
             continue
-        records.append(rec[0])
-        statuses[op] = (rec[1], rec[2])
+        out.append((op, rec))
         present.add(op)
-        curated_present.add(op)
-    step("records", len(defs), len(defs))
-    outcomes = [_outcome(name, ops, curated, statuses, curated_present, source.version)
-                for name, ops in curated.names.items()]
-    return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source,
-                      tuple(s.reason for s in regs.skipped))
+    return out
 
 
 def _schemas_of(defs: Iterable[OpDef]) -> dict[tuple[str, str], ParsedSchema]:

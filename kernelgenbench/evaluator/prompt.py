@@ -3,6 +3,10 @@
 Everything comes from the task record: the entry point and a Python signature made from its params,
 the semantics in words, the reference source, the dtypes and shapes it is tested on, the tolerance,
 what is forbidden, the platform and the calling convention of its source.
+
+It lives with the evaluator because the rules it states are the evaluator's: the "Forbidden" list is the
+check registry's prompt lines (kernelgenbench/evaluator/checks/) and the static checks' (data/eval_forbidden.yaml),
+so a new check reaches the prompt from its own module. The data layer (kernelgenbench/dataset/) never imports it.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from functools import cache
 from typing import Any
 
 from kernelgenbench.dataset.record import Param, Return, Task
+from kernelgenbench.evaluator.checks import REGISTRY
+from kernelgenbench.evaluator.static_checks import forbidden as static_forbidden
 
 _HINTS = {
     "tensor": "torch.Tensor",
@@ -65,12 +72,14 @@ _CONVENTIONS = {
               "them. Write the outputs in place and return nothing.",
 }
 
-_FORBIDDEN_COMMON = (
-    "Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the entry point); "
-    "at least one Triton kernel must launch.",
-    "C++/CUDA extensions (torch.utils.cpp_extension, load_inline), ctypes, cffi, subprocesses, os.system.",
-    "Caching results between calls, or touching the evaluator, its timers or its comparison functions.",
-)
+
+
+@cache
+def forbidden_common() -> tuple[str, ...]:
+    """The lines every source shares: each registered check's (in judging order, each line once), then the
+    static checks'."""
+    return tuple(dict.fromkeys([*(c.prompt for c in REGISTRY if c.prompt), *static_forbidden().prompt]))
+
 
 _FORBIDDEN = {
     "aten": (
@@ -280,7 +289,7 @@ def build_prompt(task: Task) -> Prompt:
         ),
         dtypes=_dtypes(task),
         tolerance={k: asdict(v) for k, v in sorted(task.tolerance.items())},
-        forbidden=_FORBIDDEN[task.source] + _FORBIDDEN_COMMON,
+        forbidden=_FORBIDDEN[task.source] + forbidden_common(),
         platforms=task.platforms,
         platform_text=_platform_text(task.platforms),
     )
