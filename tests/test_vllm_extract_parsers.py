@@ -109,7 +109,6 @@ def test_new_layout_namespaces_keys_and_overloads() -> None:
         ('TORCH_LIBRARY(_C, m) {\n  m.def("a(Tensor x) -> ()");\n  m.def("b(Tensor x) -> ()\n}\n',
          "csrc/bad.cpp:3: unterminated string literal"),
         ('TORCH_LIBRARY(_C, m) {\n#ifdef X\n  m.def("a() -> ()");\n}\n', "csrc/bad.cpp:2: #if without #endif"),
-        ("TORCH_LIBRARY(_C, m) {\n  m.def(schema_var);\n}\n", "csrc/bad.cpp:2: m.def: the schema is not a string literal"),
         ("TORCH_LIBRARY(NAME_OF(x), m) {\n}\n", "csrc/bad.cpp:1: cannot resolve the library name `NAME_OF ( x )`"),
         ('TORCH_LIBRARY(_C, m) {\n  m.def("a() -> ()");\n', "csrc/bad.cpp:2: TORCH_LIBRARY block is not closed"),
         ("/* open\nTORCH_LIBRARY(_C, m) {}\n", "csrc/bad.cpp:1: unterminated /* comment"),
@@ -121,13 +120,23 @@ def test_broken_file_messages(text: str, message: str) -> None:
     assert str(err.value) == message
 
 
+def test_a_broken_def_loses_only_itself() -> None:
+    f = parse_registrations('TORCH_LIBRARY(_C, m) {\n  m.def(schema_var);\n  m.def("b() -> ()");\n'
+                            '  m.def("c(Tensor x) -> ()";\n  m.def("d() -> ()");\n}\n', file="csrc/bad.cpp")
+    assert [d.name for d in f.defs] == ["b", "d"]
+    assert f.problems == ("csrc/bad.cpp:2: m.def: the schema is not a string literal; this m.def() was skipped",
+                          "csrc/bad.cpp:4: unclosed '(': the statement ends at line 4 before its ')'; this m.def() was "
+                          "skipped")
+
+
 def test_broken_file_is_skipped_and_the_rest_extracted(tmp_path: Path) -> None:
     (tmp_path / "csrc" / "moe").mkdir(parents=True)
     (tmp_path / "csrc" / "torch_bindings.cpp").write_text(OLD_LAYOUT)
     (tmp_path / "csrc" / "moe" / "torch_bindings.cpp").write_text(NEW_LAYOUT)
     (tmp_path / "csrc" / "broken.cu").write_text('TORCH_LIBRARY(_C, m) {\n  m.def("a(Tensor x) -> ()";\n}\n')
     regs = scan_registrations(tmp_path, BuildTable((BuildRule("csrc/", "_C", "gpu"), BuildRule("csrc/moe/", "_moe_C", "gpu")), ("gpu",)))
-    assert [s.reason for s in regs.skipped] == ["csrc/broken.cu:2: '(' closed by '}' at line 3"]
+    assert [s.reason for s in regs.skipped] == [
+        "csrc/broken.cu:2: unclosed '(': the statement ends at line 2 before its ')'; this m.def() was skipped"]
     assert [f.path for f in regs.files] == ["csrc/torch_bindings.cpp", "csrc/moe/torch_bindings.cpp"]
     assert len(regs.defs) == 10
 
