@@ -47,11 +47,12 @@ class Extraction:
     invalid: tuple[str, ...]  # records that failed validation (a bug; not written)
     source: SourceInfo
     unreadable: tuple[str, ...] = ()  # registration files or definitions that could not be read (file:line: why)
+    lost: tuple[str, ...] = ()  # curated names absent whose op a registration that could not be read names
 
     @property
     def lost_curated(self) -> list[CuratedOutcome]:
-        """Curated ops absent while some registration could not be read: possibly lost to the source, not upstream."""
-        return self.curated_in("absent") if self.unreadable else []
+        """Curated ops absent because a registration naming them could not be read (not removed upstream)."""
+        return [c for c in self.curated_in("absent") if c.name in self.lost]
 
     def curated_in(self, state: str) -> list[CuratedOutcome]:
         """Curated outcomes in one state."""
@@ -209,7 +210,21 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     outcomes = [_outcome(name, ops, curated, statuses, curated_present, source.version)
                 for name, ops in curated.names.items()]
     return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source,
-                      tuple(s.reason for s in regs.skipped))
+                      tuple(s.reason for s in regs.skipped), _named_in_unreadable(root, regs, curated, outcomes))
+
+
+def _named_in_unreadable(root: Path, regs: Registrations, curated: CuratedData,
+                         outcomes: list[CuratedOutcome]) -> tuple[str, ...]:
+    """Absent curated names whose op appears as a schema string (`"name(`) in a file that could not be read."""
+    texts = []
+    for path in sorted({s.path for s in regs.skipped}):
+        try:
+            texts.append((root / path).read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+    absent = [c.name for c in outcomes if c.state == "absent"]
+    return tuple(name for name in absent
+                 if any(f'"{op.split(".")[0]}(' in t for op in curated.names.get(name, ()) for t in texts))
 
 
 def _read_wrappers(root: Path, skipped: list[str]) -> tuple[Wrapper, ...]:
