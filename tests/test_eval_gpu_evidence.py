@@ -85,7 +85,7 @@ def add_Tensor(self, other, *, alpha=1):
 
 
 def test_launches_through_a_cached_compiled_kernel_are_counted(tmp_path):
-    ready, calls = serve(tmp_path, LIBENTRY, [FULL] * 3, device="cuda")
+    ready, calls = serve(tmp_path, LIBENTRY, [FULL] * 3, device="cuda:0")
     assert ready.kind == "ready" and not ready.header["tampering"], ready.header
     assert [v.status for _, v in calls] == [Status.PASSED] * 3, [v.evidence for _, v in calls]
     assert [r.header["launches"] for r, _ in calls] == [{"_add_kernel": 1}] * 3
@@ -98,7 +98,7 @@ def test_launches_through_a_cached_compiled_kernel_are_counted(tmp_path):
 
 
 def test_correct_kernel_passes_on_full_and_empty_workloads(tmp_path):
-    _, calls = serve(tmp_path, SKIPS_EMPTY, [FULL, EMPTY, FULL], device="cuda")
+    _, calls = serve(tmp_path, SKIPS_EMPTY, [FULL, EMPTY, FULL], device="cuda:0")
     assert [v.status for _, v in calls] == [Status.PASSED] * 3, [v.evidence for _, v in calls]
     assert all(r.header["threads"] == {"at_start": [], "at_end": [], "started": []} for r, _ in calls), [
         r.header["threads"] for r, _ in calls]
@@ -106,18 +106,18 @@ def test_correct_kernel_passes_on_full_and_empty_workloads(tmp_path):
 
 def test_kernel_on_a_side_stream_is_tampering(tmp_path):
     code = next(e.code for e in corpus() if e.name == "side_stream")
-    _, calls = serve(tmp_path, code, [FULL], device="cuda")
+    _, calls = serve(tmp_path, code, [FULL], device="cuda:0")
     (_, verdict), = calls
     assert verdict.status is Status.TAMPERING and "_add_kernel (stream" in verdict.evidence, verdict
 
 
 def test_stream_objects_made_but_unused_pass(tmp_path):
-    _, calls = serve(tmp_path, UNUSED_STREAMS, [FULL, FULL], device="cuda")
+    _, calls = serve(tmp_path, UNUSED_STREAMS, [FULL, FULL], device="cuda:0")
     assert [v.status for _, v in calls] == [Status.PASSED] * 2, [v.evidence for _, v in calls]
 
 
 def test_input_copied_to_the_host_and_computed_there_is_host_compute(tmp_path):
-    _, calls = serve(tmp_path, HOST_NUMPY, [FULL], device="cuda")
+    _, calls = serve(tmp_path, HOST_NUMPY, [FULL], device="cuda:0")
     (reply, verdict), = calls
     assert verdict.status is Status.HOST_COMPUTE, (verdict, reply.header["profile"])
     kinds = {c["kind"] for c in reply.header["profile"]["memcpy"]}
@@ -127,7 +127,7 @@ def test_input_copied_to_the_host_and_computed_there_is_host_compute(tmp_path):
 def test_library_kernel_is_attributed_to_its_library(tmp_path):
     code = "import torch\n\ndef mm(self, mat2):\n    return torch.mm(self, mat2)\n"
     args = {"self": torch.randn(256, 256), "mat2": torch.randn(256, 256)}
-    _, calls = serve(tmp_path, code, [args], device="cuda", task=example_task("aten/mm"))
+    _, calls = serve(tmp_path, code, [args], device="cuda:0", task=example_task("aten/mm"))
     (reply, verdict), = calls
     kernels = reply.header["profile"]["kernels"]
     assert kernels and all(k["origin"] == "library" for k in kernels), kernels

@@ -102,7 +102,7 @@ def _cap_memory(device: str, cap_bytes: int, device_fraction: float) -> str:
     # RLIMIT_AS would break the device runtime (it reserves huge virtual ranges): cap device memory instead.
     mod = getattr(torch, kind)
     if device_fraction > 0 and hasattr(mod, "set_per_process_memory_fraction"):
-        mod.set_per_process_memory_fraction(min(1.0, device_fraction), torch.device(device))
+        mod.set_per_process_memory_fraction(min(1.0, device_fraction), torch.device(device).index or 0)
         return f"device fraction {device_fraction:.3f}"
     return "none"
 
