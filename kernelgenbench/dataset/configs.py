@@ -72,3 +72,8 @@ def get_config(name: str) -> DatasetConfig:
             return config
     known = ", ".join(c.name for c in dataset_configs())
     raise DatasetError(f"unknown config {name!r}; the configs are {known}")
+
+
+def default_config() -> DatasetConfig:
+    """The config a dataset folder or Hub id is read with when none is named (`default: true`, ms)."""
+    return next(c for c in dataset_configs() if c.default)

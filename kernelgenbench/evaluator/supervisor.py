@@ -12,8 +12,12 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import forkserver
 from pathlib import Path
@@ -72,6 +76,28 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
     return ctx
 
 
+_MAIN_LOCK = threading.Lock()
+
+
+@contextmanager
+def _caller_main_hidden() -> Iterator[None]:
+    """While a worker starts, `__main__` is an empty module, so the worker never re-imports the caller's script.
+
+    forkserver and spawn children run the parent's main script again (as `__mp_main__`) unless it has no
+    file: a script calling evaluate() without an `if __name__ == "__main__":` guard would evaluate again in
+    every worker, and its failure would be blamed on the candidate. The worker's code is all in
+    kernelgenbench, so it needs nothing from the caller's script.
+    """
+    with _MAIN_LOCK:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
+
+
 def _describe_exit(code: int | None) -> str:
     if code is None:
         return "worker still running"
@@ -96,7 +122,8 @@ class Worker:
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
-        self._proc.start()
+        with _caller_main_hidden():
+            self._proc.start()
         child.close()
         try:
             send_arenas(self._conn, self._arenas)  # the first thing on the pipe; the worker takes it at start
