@@ -720,7 +720,7 @@ def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_i
             elif c.task_id not in by_id:
                 res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
                                       status=Status.NOT_IN_DATASET,
-                                      evidence="no such task in the dataset (or in the chosen config); not judged",
+                                      evidence="the task is not in the dataset (or not in the chosen config): not judged, not counted",
                                       model=c.model, method=c.method, tokens=c.tokens,
                                       platform=ctx.platforms[ctx.pool.devices[0]], seed=config.seed)
                 writer.write(res.to_row())
