@@ -306,6 +306,23 @@ def _svg_bars(items: Sequence[tuple[str, float, str]], title: str, log: bool, re
     return "\n".join(parts)
 
 
+def _html_correctness(cands: Sequence[CandidateSpeed]) -> str:
+    """Counts, and a plot of the share of each task's candidates that passed (what a CPU run measures)."""
+    judged = [c for c in cands if c.status != "not_in_dataset"]
+    outside = len(cands) - len(judged)
+    per_task: dict[tuple[str, str, str], list[bool]] = defaultdict(list)
+    for c in judged:
+        per_task[(c.source, c.task_id, c.category)].append(c.passed)
+    devices = sorted({c.device for c in cands if c.device})
+    line = (f"{len(judged)} candidates judged on {len(per_task)} tasks, {sum(c.passed for c in judged)} correct"
+            + (f"; {outside} for tasks not in the dataset (left out)" if outside else "")
+            + (f"; device: {', '.join(devices)}" if devices else "") + ".")
+    items = [(f"{tid} [{cat}]" if cat else tid, sum(oks) / len(oks), src)
+             for (src, tid, cat), oks in sorted(per_task.items())]
+    return (f"<p>{html.escape(line)}</p><h2>Correctness</h2>"
+            + _svg_bars(items, "share of each task's candidates that passed (dashed: all)", False, 1.0))
+
+
 def _html_task_table(cands: Sequence[CandidateSpeed]) -> str:
     """Every candidate: task, category, candidate, status, workloads passed / run, speedup, first evidence."""
     if not cands:
@@ -313,7 +330,7 @@ def _html_task_table(cands: Sequence[CandidateSpeed]) -> str:
     head = ["task", "category", "candidate", "status", "workloads passed/run", "speedup vs reference", "evidence"]
     out = ['<h2>Per task</h2><table class="tasks"><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for c in _task_order(cands):
-        cls = "passed" if c.passed else "failed"
+        cls = "passed" if c.passed else ("not_in_dataset" if c.status == "not_in_dataset" else "failed")
         cells = [c.task_id, c.category, c.candidate_id]
         out.append("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in cells)
                    + f'<td class="{cls}">{html.escape(c.status)}</td>'
@@ -325,7 +342,7 @@ def _html_task_table(cands: Sequence[CandidateSpeed]) -> str:
 
 def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench report") -> str:
     """A self-contained HTML page: summary tables and per-task plots of speedup and fraction of speed of light."""
-    body = [f"<h1>{html.escape(title)}</h1>"]
+    body = [f"<h1>{html.escape(title)}</h1>", _html_correctness(cands)]
     for baseline in BASELINES:
         if not any(baseline in w.speedup for c in cands for w in c.workloads):
             continue
@@ -344,9 +361,12 @@ def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench re
                   c.speedup(baseline), c.source) for c in ordered]
         body.append(_svg_bars(items, f"speedup vs {baseline} per task (log scale; dashed: 1x)", True, 1.0))
     sol = sorted((c for c in cands if c.passed and c.sol_fraction), key=lambda c: (c.source, c.category, c.task_id))
-    body.append("<h2>Fraction of speed of light</h2>")
-    body.append(_svg_bars([(f"{c.task_id} [{c.category}]", c.sol_fraction, c.source) for c in sol],
-                          "measured floor time / kernel time per task (1.0 = the device's limit)", False, 1.0))
+    if not any(c.workloads for c in cands):
+        body.append("<p>No timings in this file: a CPU run (Triton's interpreter) checks correctness only.</p>")
+    else:
+        body.append("<h2>Fraction of speed of light</h2>")
+        body.append(_svg_bars([(f"{c.task_id} [{c.category}]", c.sol_fraction, c.source) for c in sol],
+                              "measured floor time / kernel time per task (1.0 = the device's limit)", False, 1.0))
     note = floor_note(cands)
     if note:
         body.append("<h2>Under the speed-of-light floor</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in note.splitlines()))
@@ -357,7 +377,8 @@ def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench re
                     + "</ul>")
     style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1em}"
              "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-             "table.tasks td{text-align:left}td.passed{color:#2a7a2a}td.failed{color:#b22}")
+             "table.tasks td,table.tasks th{text-align:left}td.passed{color:#2a7a2a}td.failed{color:#b22}"
+             "td.not_in_dataset{color:#777}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>")
 
