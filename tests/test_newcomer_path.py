@@ -132,7 +132,9 @@ def test_a_torn_last_row_is_cut_on_resume_and_reports_read_past_old_ones(tmp_pat
     # a file an older version left with a torn row mid-file still reports
     old = tmp_path / "old.jsonl"
     old.write_text(json.dumps(good) + "\n" + '{"kind": "ta\n' + json.dumps({**good, "candidate_id": "c1"}) + "\n")
-    assert [c.candidate_id for c in collect(read_results(old))] == ["c0", "c1"]
+    torn: list[int] = []
+    assert [c.candidate_id for c in collect(read_results(old, torn))] == ["c0", "c1"]
+    assert torn == [2]  # left out, and said so
 
 
 # --- kgb eval: progress as it goes, and refusal to replace (item 3) ---

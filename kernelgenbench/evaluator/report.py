@@ -67,8 +67,9 @@ def geomean(xs: Iterable[float]) -> float | None:
     return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The rows of a results JSONL; torn rows (a killed run's) are ignored, any other bad line is an error."""
+def read_results(path: Path, torn: list[int] | None = None) -> list[dict[str, Any]]:
+    """The rows of a results JSONL; torn rows (a killed run's) are left out, their line numbers appended to
+    `torn` where given; any other bad line is an error."""
     if not path.exists():
         raise KgbError(f"{path}: no such results file; pass the --out file of `kgb eval`")
     rows = []
@@ -80,7 +81,10 @@ def read_results(path: Path) -> list[dict[str, Any]]:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
             if i == len(lines) or line.lstrip().startswith("{"):
-                continue  # a row torn by a killed run (a resumed run appended after it): no result to show
+                # a row torn by a killed run (a resumed run appended after it): no result to show
+                if torn is not None:
+                    torn.append(i)
+                continue
             raise KgbError(f"{path}:{i}: not a JSON line ({exc.msg}); is this a `kgb eval` results file?") from None
     return rows
 
