@@ -87,8 +87,8 @@ def evaluate(
     """
     if out is not None:
         check_writable(Path(out), resume=resume, overwrite=overwrite)  # before any work: fail in one line
+    cands = as_candidates(solutions)  # cheap, so a bad solutions path fails before the dataset is read
     all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
-    cands = as_candidates(solutions)
     if task_ids:
         wanted = set(task_ids)
         unknown = wanted - {t.id for t in all_tasks}
