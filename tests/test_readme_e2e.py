@@ -7,6 +7,7 @@ Slow (a few minutes: the install and one CPU evaluation). The browser part needs
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -83,7 +84,7 @@ def test_install_is_not_editable(readme_run: dict[str, Any]) -> None:
 def test_extract_build_load_prompt(readme_run: dict[str, Any]) -> None:
     clone = readme_run["clone"]
     assert len((clone / "aten.jsonl").read_text().splitlines()) > 100
-    assert "wrote aten.jsonl" in readme_run["kgb-extract"].stderr
+    assert "aten.jsonl: wrote" in readme_run["kgb-extract"].stderr
     assert (clone / "kgb-dataset" / "ms").is_dir() and (clone / "kgb-dataset" / "README.md").is_file()
     assert re.search(r"num_rows: \d{3}", readme_run["python3"].stdout), readme_run["python3"].stdout
     prompt = readme_run["prompt"].stdout
@@ -101,6 +102,7 @@ def test_eval_prints_progress_and_report_shows_every_task(readme_run: dict[str, 
     rows = [json.loads(x) for x in (clone / "results.jsonl").read_text().splitlines()]
     assert sum(r["kind"] == "task" for r in rows) == 13
     report = readme_run["report"].stdout
+    assert "7 candidates judged, 7 correct, 6 for tasks not in the dataset (left out)" in report
     assert "per task" in report and "aten/mm" in report and "caveat: Triton's interpreter" in report
     assert (clone / "report.html").read_text().startswith("<!doctype html>")
 
@@ -146,7 +148,7 @@ def test_html_report_in_a_real_browser(readme_run: dict[str, Any], tmp_path: Pat
                          text=True, timeout=180)
     found = re.search(r'data-kgb-probe="([^"]*)"', dom.stdout)
     assert found, dom.stderr[-2000:]
-    result = json.loads(found[1].replace("&quot;", '"'))
+    result = json.loads(html.unescape(found[1]))
     assert result["svgs"] >= 1 and result["labels"] >= 7 and result["legends"] == result["svgs"]
     assert result["clipped"] == [] and result["taskRows"] == 13
     shot = tmp_path / "report.png"

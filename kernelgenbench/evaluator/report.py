@@ -211,9 +211,11 @@ def render_text(cands: Sequence[CandidateSpeed]) -> str:
     if note:
         out.append(note)
     if not any(c.workloads for c in cands):
-        n_ok = sum(c.passed for c in cands)
-        out.append(f"{len(cands)} candidates, {n_ok} correct; no timings in this file (a CPU run checks correctness "
-                   "only)")
+        judged = [c for c in cands if c.status != "not_in_dataset"]
+        outside = len(cands) - len(judged)
+        out.append(f"{len(judged)} candidates judged, {sum(c.passed for c in judged)} correct"
+                   + (f", {outside} for tasks not in the dataset (left out)" if outside else "")
+                   + "; no timings in this file (a CPU run checks correctness only)")
     out.append("")
     out.append(render_task_table_text(cands))
     out.extend(f"caveat: {c}" for c in all_caveats(cands))
