@@ -169,3 +169,23 @@ def test_kgb_eval_prints_a_line_per_candidate_as_it_is_judged(tmp_path: Path) ->
     assert resumed.returncode == 0 and out.read_text() == before  # nothing left to do, nothing replaced
     assert "statuses [all]: passed 1, missing_entry_point 1" in resumed.stdout
     assert render_text(collect(read_results(out))).count("aten/") >= 2  # the per-task table
+
+
+def test_workers_load_the_evaluators_package_whatever_the_working_directory(tmp_path: Path) -> None:
+    # Run from a folder holding another `kernelgenbench` (a checkout next to an installed package): the
+    # workers must run the evaluator's code, not that folder's.
+    shadow = tmp_path / "kernelgenbench" / "sandbox"
+    shadow.mkdir(parents=True)
+    (shadow.parent / "__init__.py").write_text("")
+    (shadow / "__init__.py").write_text("")
+    (shadow / "worker.py").write_text("import os\n\n\ndef main(*args, **kwargs):\n    os._exit(3)  # not the real worker\n")
+    sols = tmp_path / "sols"
+    sols.mkdir()
+    (sols / "aten__add.Tensor.py").write_text((EXAMPLE_SOLUTIONS / "aten__add.Tensor.py").read_text())
+    out = tmp_path / "r.jsonl"
+    proc = subprocess.run(kgb_command("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols),
+                                      "--device", "cpu", "--rounds", "1", "--out", str(out)),
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (row,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["kind"] == "task"]
+    assert row["status"] == "passed", row["evidence"][:2000]

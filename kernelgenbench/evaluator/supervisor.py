@@ -61,15 +61,21 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
                                         "kernelgenbench.sandbox.launches", "kernelgenbench.sandbox.activity",
                                         "kernelgenbench.sandbox.threads",
                                         "kernelgenbench.dataset.record"])
-            old = os.environ.get("TRITON_INTERPRET")
-            os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
+            # The server is `python -c ...`, which puts the working directory first on its path, and it imports
+            # the preloads before it takes the evaluator's path (Python 3.11): run from a checkout, it would load
+            # that folder's kernelgenbench (or a `torch/` there) instead of the evaluator's. PYTHONSAFEPATH
+            # keeps the working directory off its path.
+            env = {"TRITON_INTERPRET": "1" if interpret else "0", "PYTHONSAFEPATH": "1"}
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
             try:
                 forkserver.ensure_running()
             finally:
-                if old is None:
-                    os.environ.pop("TRITON_INTERPRET", None)
-                else:
-                    os.environ["TRITON_INTERPRET"] = old
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
             _SERVER_MODE["interpret"] = interpret
         if _SERVER_MODE["interpret"] != interpret:
             return multiprocessing.get_context("spawn")  # the server runs in the other Triton mode
