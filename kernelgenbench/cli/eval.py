@@ -25,18 +25,27 @@ def fill_optional_values(args: list[str]) -> list[str]:
     return out
 
 
-def _progress_line(row: dict[str, Any], show_platform: bool = False) -> None:
-    """One line on stderr per candidate, as soon as its verdict is written (with its vendor when asked)."""
+def _progress_line(row: dict[str, Any], show_platform: bool = False, shown: set[tuple[str, ...]] | None = None,
+                   note: str = "") -> None:
+    """One line on stderr per candidate, as soon as its verdict is written (with its vendor when asked); the
+    candidate's key goes into `shown`."""
     if row.get("kind") != "task":
         return
+    if shown is not None:
+        shown.add(_row_key(row))
     status = str(row.get("status", ""))
     mark = "PASS" if status == "passed" else ("----" if status == "not_in_dataset" else "FAIL")
     evidence = str(row.get("evidence") or "")
     first = evidence.splitlines()[0][:160] if evidence else ""
     took = f"{float(row.get('elapsed_s') or 0.0):.1f}s"
     where = f" @{(row.get('platform') or {}).get('vendor', '')}" if show_platform else ""
+    took += f" {note}" if note else ""
     print(f"{mark} {status:<20} {row.get('task_id')} [{row.get('candidate_id')}]{where} {took} {first}".rstrip(),
           file=sys.stderr, flush=True)
+
+
+def _row_key(row: dict[str, Any]) -> tuple[str, ...]:
+    return (str(row.get("task_id")), str(row.get("candidate_id")), str((row.get("platform") or {}).get("vendor")))
 
 
 def register(app: typer.Typer, extract_app: typer.Typer) -> None:
@@ -106,14 +115,19 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         if resume and overwrite:
             raise KgbError("--resume and --overwrite contradict each other; pass one")
         ids = [i for t in tasks or [] for i in t.split(",") if i]
+        shown: set[tuple[str, ...]] = set()
         results = evaluate(
             solutions, dataset=dataset, config=config, split=split, revision=revision, task_ids=ids or None,
             device=device, rounds=rounds, seed=seed, workers=workers, out=out, resume=resume, overwrite=overwrite,
-            on_row=None if quiet else functools.partial(_progress_line, show_platform=platforms != "one"),
+            on_row=None if quiet else functools.partial(_progress_line, show_platform=platforms != "one", shown=shown),
             call_timeout_s=timeout, memory_cap_bytes=int(memory_gib * (1 << 30)) if memory_gib else None,
             timing={**({"reps": reps} if reps else {}), **({"graph": True} if graph else {})},
             compile_baseline=compile_baseline, ray=ray, platforms=platforms,
         )
+        if not quiet:  # candidates resumed from --out: their verdicts, read back at the start
+            for r in results:
+                if _row_key(r.to_row()) not in shown:
+                    _progress_line(r.to_row(), show_platform=platforms != "one", note="(resumed)")
         # From what the evaluator decided (resumed rows were read back at the start), never from the file now.
         print(format_table(summarize([r.to_row() for r in results])))
         if platforms != "one":  # each candidate once per platform: the comparison
