@@ -186,7 +186,7 @@ def _example(task_id: str) -> Task:
 def test_prompt_shows_only_the_functions_the_reference_and_generator_use() -> None:
     import torch
 
-    from kernelgenbench.dataset.prompt import build_prompt
+    from kernelgenbench.evaluator.prompt import build_prompt
 
     task = _example("vllm/rms_norm")
     p = build_prompt(task)
@@ -209,7 +209,7 @@ def test_prompt_shows_only_the_functions_the_reference_and_generator_use() -> No
 
 
 def test_pruning_keeps_what_it_cannot_read_and_every_dependency_kind() -> None:
-    from kernelgenbench.dataset.prompt import prune_module
+    from kernelgenbench.evaluator.prompt import prune_module
 
     assert prune_module("def f(:\n", "f") == "def f(:\n"  # unparsable: whole
     assert prune_module("x = 1\n", "nope") == "x = 1\n"  # function absent: whole
@@ -226,7 +226,7 @@ def test_pruning_keeps_what_it_cannot_read_and_every_dependency_kind() -> None:
 
 
 def test_prompt_forbids_host_compute() -> None:
-    from kernelgenbench.dataset.prompt import build_prompt
+    from kernelgenbench.evaluator.prompt import build_prompt
 
     text = build_prompt(_example("aten/add.Tensor")).text
     assert "numpy" in text and ".tolist()" in text and "data_ptr()" in text
