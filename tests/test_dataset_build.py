@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import sys
@@ -87,8 +88,8 @@ def test_card_body_has_counts_provenance_and_columns(built: Path) -> None:
     body = (built / "README.md").read_text()
     assert "| `ms` (default) | 4 |" in body
     # add.Tensor and add.out are two rows of one operator
-    assert ("config `ms` holds 3 operators: 2 ATen tasks (every overload of 1 operators as its own row), "
-            "1 vLLM ops and 1 cuBLAS routines.") in body
+    assert ("config `ms` holds 3 operators as 4 tasks: 1 ATen operators (2 tasks: every overload its own row), "
+            "1 vLLM ops (1 tasks: one per registered op a curated op stands for) and 1 cuBLAS routines.") in body
     assert "| blas1 | 0 | 0 | 1 | 1 |" in body  # category table: aten, vllm, cublas, total
     assert "| elementwise | 2 | 0 | 0 | 2 |" in body
     assert "| vllm | 0.13.0 | 72506c98349d6bcd32b4e33eec7b5513453c1502 | 1 |" in body
@@ -230,3 +231,31 @@ def test_a_template_that_breaks_the_front_matter_fails_the_build(tmp_path: Path)
     with pytest.raises(DatasetError, match="cannot render the card template: 'nope' is undefined"):
         build_dataset([tmp_path / "in.jsonl"], tmp_path / "ds", card_template=template)
     assert not (tmp_path / "ds").exists()
+
+
+def test_card_counts_the_registered_ops_of_one_curated_vllm_name_once(tmp_path: Path) -> None:
+    # scaled_fp8_quant stands for three registered ops: three tasks, one operator (as the curated list counts it)
+    base = rms_norm_record()
+    records = []
+    for op in ("static_scaled_fp8_quant", "dynamic_scaled_fp8_quant"):
+        r = copy.deepcopy(base)
+        r["id"], r["name"] = f"vllm/{op}", op
+        r["details"]["vllm"]["curated_name"] = "scaled_fp8_quant"
+        records.append(r)
+    build_dataset([write_jsonl(tmp_path / "r.jsonl", records)], tmp_path / "ds")
+    body = (tmp_path / "ds" / "README.md").read_text()
+    assert "holds 1 operators as 2 tasks" in body and "1 vLLM ops (2 tasks" in body
+
+
+def test_readme_operator_counts_come_from_the_curated_lists() -> None:
+    import re
+
+    from kernelgenbench.dataset.configs import curated_operator_counts
+
+    counts = curated_operator_counts()
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    (ms,) = re.findall(r"`ms` \((\d+) operators", readme)
+    assert int(ms) == sum(counts.values())
+    assert f"the {counts['aten']} curated ops" in readme
+    assert f"Only the {counts['cublas']} curated routines" in (
+        Path(__file__).parent.parent / "kernelgenbench" / "cli" / "extract_cublas.py").read_text()

@@ -174,3 +174,59 @@ def test_cli_prompt_errors_are_one_line(dataset: Path, monkeypatch: pytest.Monke
     rc, out, _ = _main(["prompt", "aten/mul.Tensor", "--dataset", str(dataset), "--config", "aten-all"],
                        monkeypatch, capsys)
     assert rc == 0 and out.startswith("# Task aten/mul.Tensor\n")
+
+
+def _example(task_id: str) -> Task:
+    from eval_helpers import EXAMPLE_TASKS
+
+    return next(Task.from_dict(r) for r in map(json.loads, EXAMPLE_TASKS.read_text().splitlines())
+                if r["id"] == task_id)
+
+
+def test_prompt_shows_only_the_functions_the_reference_and_generator_use() -> None:
+    import torch
+
+    from kernelgenbench.evaluator.prompt import build_prompt
+
+    task = _example("vllm/rms_norm")
+    p = build_prompt(task)
+    # the record is untouched; the prompt holds the task's own reference and generator and what they call
+    assert "def fused_add_rms_norm(" in task.reference.code and "def fused_add_rms_norm(" not in p.text
+    assert "def rms_norm(" in p.reference_code and "def _normed(" in p.reference_code
+    assert "def make_rms_norm_inputs(" in p.inputs_code and "def rms_norm(" not in p.inputs_code
+    assert "FP8_MAX" not in p.text and len(p.text) < len(task.reference.code)
+    # the pruned text still runs and gives the reference's answer
+    ns: dict = {}
+    exec(compile(p.inputs_code, "<prompt inputs>", "exec"), ns)
+    exec(compile(p.reference_code, "<prompt reference>", "exec"), ns)
+    full: dict = {}
+    exec(compile(task.reference.code, "<record>", "exec"), full)
+    args = ns["make_rms_norm_inputs"]({"num_tokens": 3, "hidden_size": 64, "dtype": "float32"}, seed=1, device="cpu")
+    want = args["result"].clone()
+    full["rms_norm"](want, args["input"], args["weight"], args["epsilon"])
+    ns["rms_norm"](**args)
+    assert torch.equal(args["result"], want)
+
+
+def test_pruning_keeps_what_it_cannot_read_and_every_dependency_kind() -> None:
+    from kernelgenbench.evaluator.prompt import prune_module
+
+    assert prune_module("def f(:\n", "f") == "def f(:\n"  # unparsable: whole
+    assert prune_module("x = 1\n", "nope") == "x = 1\n"  # function absent: whole
+    code = ("'''doc'''\nfrom __future__ import annotations\nimport math\nimport os\nK = 2\nJ = 3\n\n\n"
+            "def deco(f):\n    return f\n\n\n@deco\ndef helper(x=K):\n    return math.sqrt(x)\n\n\n"
+            "def f(x):\n    return helper(x)\n\n\ndef other():\n    return os.getcwd() + str(J)\n")
+    got = prune_module(code, "f")
+    assert "def f(" in got and "@deco\ndef helper(" in got and "def deco(" in got and "K = 2" in got
+    assert "import math" in got and "from __future__" in got
+    assert "def other(" not in got and "import os" not in got and "J = 3" not in got and "doc" not in got
+    ns: dict = {}
+    exec(got, ns)
+    assert ns["f"](4) == 2.0
+
+
+def test_prompt_forbids_host_compute() -> None:
+    from kernelgenbench.evaluator.prompt import build_prompt
+
+    text = build_prompt(_example("aten/add.Tensor")).text
+    assert "numpy" in text and ".tolist()" in text and "data_ptr()" in text

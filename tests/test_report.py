@@ -64,7 +64,8 @@ def test_speedups_fast_p_and_sol() -> None:
     assert overall["geomean_speedup"] == pytest.approx((4.0 * 0.5) ** 0.5)
     assert overall["correct"] == pytest.approx(2 / 3) and overall["launch_bound_workloads"] == 1
     page = render_html(allc)
-    assert page.count("<svg") == 3 and "aten/a [elementwise]" in page and "incorrect_numerics" in page
+    # plots: correctness, speedup against reference and native, SOL
+    assert page.count("<svg") == 4 and "aten/a [elementwise]" in page and "incorrect_numerics" in page
 
 
 def test_results_written_before_time_us_use_their_median_as_the_headline() -> None:
@@ -118,3 +119,49 @@ def test_timings_under_the_floor_are_counted_apart_not_as_speed() -> None:
     assert "1 baseline timing(s) under the floor" in text
     assert "Under the speed-of-light floor" in render_html(allc)
     assert floor_note(list(collect(_rows()))) == ""
+
+
+def _cpu_rows() -> list[dict]:
+    caveats = ["Triton's interpreter computes bf16 arithmetic wrongly", "autotune with several configs does not run"]
+    platform = {"device_name": "x86_64", "interpreter": True, "caveats": caveats}
+    return [
+        {"kind": "task", "task_id": "aten/add.Tensor", "candidate_id": "a", "source": "aten", "category": "elementwise",
+         "status": "passed", "workloads_run": 1, "workloads_passed": 1, "platform": platform},
+        {"kind": "task", "task_id": "vllm/rms_norm", "candidate_id": "b", "source": "vllm", "category": "normalization",
+         "status": "incorrect_numerics", "evidence": "workload w0: max abs err 3.2\nmore", "workloads_run": 1,
+         "platform": platform},
+        {"kind": "task", "task_id": "aten/nope", "candidate_id": "c", "status": "not_in_dataset", "platform": platform},
+    ]
+
+
+def test_a_cpu_report_has_a_per_task_table_and_the_interpreters_caveats() -> None:
+    import re
+
+    cands = collect(_cpu_rows())
+    text = render_text(cands)
+    assert "no timings in this file" in text
+    assert re.search(r"vllm/rms_norm +b +incorrect_numerics +0/1 +- +workload w0: max abs err 3.2$", text, re.M)
+    assert "caveat: Triton's interpreter computes bf16 arithmetic wrongly" in text
+    page = render_html(cands)
+    assert "<h2>Per task</h2>" in page and '<td class="failed">incorrect_numerics</td>' in page
+    assert '<td class="passed">passed</td>' in page and "bf16 arithmetic" in page and "nothing timed" not in page
+    assert "1 for tasks not in the dataset (left out)" in page
+    # the correctness plot has one bar per judged task, with a legend naming each source
+    legend = re.search(r'<g class="legend">(.*?)</g>', page)
+    assert legend and ">aten<" in legend[1] and ">vllm<" in legend[1]
+
+
+def test_plot_labels_fit_their_margin() -> None:
+    import re
+
+    long = "aten/_scaled_dot_product_flash_attention_for_cpu_backward [attention] #model-x#0"
+    rows = [{"kind": "task", "task_id": long.split(" ")[0], "candidate_id": "model-x#0", "source": "aten",
+             "category": "attention", "status": "passed"},
+            {"kind": "workload", "task_id": long.split(" ")[0], "candidate_id": "model-x#0", "workload_id": "p0",
+             "status": "passed", "timing": _timing(10.0), "baselines": {"reference": _timing(20.0)},
+             "sol": {"available": True, "floor_us": 5.0}}]
+    page = render_html(collect(rows))
+    svg = next(s for s in page.split("<svg")[1:] if "speedup vs reference" in s)
+    (label_x,) = {float(x) for x in re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="11" text-anchor="end"', svg)}
+    assert label_x >= 6.0 * len(long)  # right-aligned at the margin: the whole label is inside the picture
+    assert '<g class="legend">' in svg and ">aten<" in svg

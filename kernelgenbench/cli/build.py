@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kernelgenbench.errors import BuildFailed
+from kernelgenbench.errors import BuildFailed, KgbError
 
 
 def register(app: typer.Typer, extract_app: typer.Typer) -> None:
@@ -34,7 +34,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
 
         inputs = [*(tasks or []), *(paths or [])]
         if not inputs:
-            raise typer.BadParameter("pass at least one JSONL file or folder with --tasks")
+            raise KgbError("no task records given: pass at least one JSONL file or folder (--tasks aten.jsonl)")
         try:
             result = build_dataset(inputs, out, card_template=card_template, repo_id=repo_id)
         except BuildFailed as exc:

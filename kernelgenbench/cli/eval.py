@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from kernelgenbench.errors import KgbError
 
 # Options whose value may be left out (typer has no optional-value options): a bare one gets this value.
 OPTIONAL_VALUES = {"--ray": "local"}
@@ -22,6 +25,29 @@ def fill_optional_values(args: list[str]) -> list[str]:
     return out
 
 
+def _progress_line(row: dict[str, Any], show_platform: bool = False, shown: set[tuple[str, ...]] | None = None,
+                   note: str = "") -> None:
+    """One line on stderr per candidate, as soon as its verdict is written (with its vendor when asked); the
+    candidate's key goes into `shown`."""
+    if row.get("kind") != "task":
+        return
+    if shown is not None:
+        shown.add(_row_key(row))
+    status = str(row.get("status", ""))
+    mark = "PASS" if status == "passed" else ("----" if status == "not_in_dataset" else "FAIL")
+    evidence = str(row.get("evidence") or "")
+    first = evidence.splitlines()[0][:160] if evidence else ""
+    took = f"{float(row.get('elapsed_s') or 0.0):.1f}s"
+    where = f" @{(row.get('platform') or {}).get('vendor', '')}" if show_platform else ""
+    took += f" {note}" if note else ""
+    print(f"{mark} {status:<20} {row.get('task_id')} [{row.get('candidate_id')}]{where} {took} {first}".rstrip(),
+          file=sys.stderr, flush=True)
+
+
+def _row_key(row: dict[str, Any]) -> tuple[str, ...]:
+    return (str(row.get("task_id")), str(row.get("candidate_id")), str((row.get("platform") or {}).get("vendor")))
+
+
 def register(app: typer.Typer, extract_app: typer.Typer) -> None:
     """Add the `eval` command to `kgb`."""
 
@@ -33,8 +59,8 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             "--solutions", help="Directory of <source>__<name>.py files (aten__add.Tensor.py) or a JSONL of "
                                 "{task_id, code[, candidate_id, model, method, tokens]} rows.")],
         config: Annotated[str | None, typer.Option(
-            "--config", help="Dataset config (ms, mc, aten, vllm, cublas, ...); for a JSONL, omit it to keep "
-                             "every record.")] = None,
+            "--config", help="Dataset config (ms, mc, aten, vllm, cublas, aten-all); default: ms for a dataset "
+                             "folder or Hub id, every record of a JSONL.")] = None,
         split: Annotated[str, typer.Option("--split", help="Split of the config.")] = "test",
         revision: Annotated[str | None, typer.Option("--revision", help="Hub revision.")] = None,
         tasks: Annotated[list[str] | None, typer.Option(
@@ -42,10 +68,13 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         device: Annotated[str, typer.Option(
             "--device", help="auto (every visible accelerator, else CPU through Triton's interpreter), cuda "
                              "(every CUDA/ROCm GPU), cuda:1, cuda:0,cuda:2, xpu, npu, cpu, ...")] = "auto",
-        out: Annotated[Path, typer.Option("--out", help="Results JSONL, appended as results arrive.")] = Path(
-            "results.jsonl"),
+        out: Annotated[Path, typer.Option(
+            "--out", help="Results JSONL, appended as results arrive; an existing file needs --resume or "
+                          "--overwrite.")] = Path("results.jsonl"),
         resume: Annotated[bool, typer.Option(
-            "--resume", help="Skip candidates whose result is already in --out.")] = False,
+            "--resume", help="Continue --out: skip candidates whose result is already there.")] = False,
+        overwrite: Annotated[bool, typer.Option(
+            "--overwrite", help="Replace an existing --out instead of refusing to.")] = False,
         workers: Annotated[int, typer.Option(
             "--workers", min=0, help="Candidates evaluated in parallel; 0: two per accelerator (one is checked and "
                                      "compiled while another is timed alone), one on CPU.")] = 0,
@@ -75,27 +104,30 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             "--platforms", help="With --ray: 'one' (each candidate once, on any node), 'all' (once on each "
                                 "platform kind in the cluster: nvidia, amd, intel, cpu), or a list such as "
                                 "nvidia,amd.")] = "one",
-        quiet: Annotated[bool, typer.Option("--quiet", help="No line per candidate, only the summary.")] = False,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", help="No line per candidate as it is judged, only the summary.")] = False,
     ) -> None:
         """Evaluate every candidate in its own worker over fresh-input rounds; write one JSON line per workload
         and per candidate to --out as soon as each is known, then print a summary table."""
         from kernelgenbench.evaluator.api import evaluate
         from kernelgenbench.evaluator.summary import format_table, summarize
 
+        if resume and overwrite:
+            raise KgbError("--resume and --overwrite contradict each other; pass one")
         ids = [i for t in tasks or [] for i in t.split(",") if i]
+        shown: set[tuple[str, ...]] = set()
         results = evaluate(
             solutions, dataset=dataset, config=config, split=split, revision=revision, task_ids=ids or None,
-            device=device, rounds=rounds, seed=seed, workers=workers, out=out, resume=resume,
+            device=device, rounds=rounds, seed=seed, workers=workers, out=out, resume=resume, overwrite=overwrite,
+            on_row=None if quiet else functools.partial(_progress_line, show_platform=platforms != "one", shown=shown),
             call_timeout_s=timeout, memory_cap_bytes=int(memory_gib * (1 << 30)) if memory_gib else None,
             timing={**({"reps": reps} if reps else {}), **({"graph": True} if graph else {})},
             compile_baseline=compile_baseline, ray=ray, platforms=platforms,
         )
-        if not quiet:
+        if not quiet:  # candidates resumed from --out: their verdicts, read back at the start
             for r in results:
-                mark = "PASS" if r.passed else "FAIL"
-                first = r.evidence.splitlines()[0][:160] if r.evidence else ""
-                where = f" @{r.platform.get('vendor', '')}" if platforms != "one" else ""
-                print(f"{mark} {r.status.value:<20} {r.task_id} [{r.candidate_id}]{where} {first}", file=sys.stderr)
+                if _row_key(r.to_row()) not in shown:
+                    _progress_line(r.to_row(), show_platform=platforms != "one", note="(resumed)")
         # From what the evaluator decided (resumed rows were read back at the start), never from the file now.
         print(format_table(summarize([r.to_row() for r in results])))
         if platforms != "one":  # each candidate once per platform: the comparison

@@ -57,7 +57,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             "--repo-url", help="Git repository (URL or local path); default: the upstream vLLM repository.")] = None,
         source: Annotated[Path | None, typer.Option(
             "--source", help="A vLLM checkout, unpacked sdist, or sdist .tar.gz (instead of --rev).")] = None,
-        out: Annotated[str, typer.Option("--out", help="JSON Lines file to write, or '-' for stdout.")] = "-",
+        out: Annotated[str, typer.Option("--out", help="JSON Lines file to write, or '-' for stdout.")] = "vllm.jsonl",
         cache_dir: Annotated[Path | None, typer.Option(
             "--cache-dir", help="Download cache (default: $KGB_CACHE_DIR or ~/.cache/kernelgenbench).")] = None,
         progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")] = True,
@@ -96,7 +96,7 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         for c in result.curated:
             if c.state in ("schema_mismatch", "absent", "removed"):
                 typer.echo(f"curated {c.name}: {c.state}: {c.detail}", err=True)
-        typer.echo(result.summary(), err=True)
+        typer.echo(result.summary() + ("" if out == "-" else f"; wrote {out}"), err=True)
         lost = result.lost_curated
         if lost:
             typer.echo(f"kgb-extract: error: curated op(s) {', '.join(c.name for c in lost)} absent while "

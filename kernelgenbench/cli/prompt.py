@@ -32,8 +32,9 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         dataset: Annotated[str | None, typer.Option(
             "--dataset",
             help=f"Hub id, dataset folder (`kgb build --out`) or JSONL of records; default ${DATASET_ENV}.")] = None,
-        config: Annotated[str, typer.Option(
-            "--config", help="Config to look the task up in (ignored for a JSONL file).")] = "ms",
+        config: Annotated[str | None, typer.Option(
+            "--config", help="Config to look the task up in; default: ms for a dataset folder or Hub id, every "
+                             "record of a JSONL.")] = None,
         split: Annotated[str, typer.Option("--split", help="Split of the config.")] = "test",
         revision: Annotated[str | None, typer.Option("--revision", help="Hub revision (branch, tag or commit).")] = None,
         fmt: Annotated[Format, typer.Option(
@@ -53,12 +54,12 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             raise DatasetError(f"no dataset given: pass --dataset PATH_OR_REPO_ID (a `kgb build` folder, a Hub id or "
                                f"a JSONL of records) or set {DATASET_ENV}")
         is_file = Path(source).expanduser().is_file()
-        cfg = None if is_file else config
+        cfg = config
         match = load_tasks(source, config=cfg, split=split, revision=revision, ids=[task_id])
         if not match:
             tasks = load_tasks(source, config=cfg, split=split, revision=revision)
             near = sorted(t.id for t in tasks if task_id.split("/")[-1].split(".")[0] in t.id)[:5]
-            where = source if is_file else f"{source} config {config}"
+            where = source if is_file and config is None else f"{source} config {config or 'ms'}"
             hint = f"; similar: {', '.join(near)}" if near else "; try --config aten-all for uncurated ATen tasks"
             raise DatasetError(f"task {task_id} is not in {where} ({len(tasks)} tasks){hint}")
         rendered = build_prompt(match[0])

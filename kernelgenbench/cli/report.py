@@ -24,8 +24,12 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
             render_text,
         )
 
-        rows = read_results(results)
+        torn: list[int] = []
+        rows = read_results(results, torn)
         cands = collect(rows)
+        if torn:
+            typer.echo(f"{results}: left out {len(torn)} torn row(s) of a killed run (line "
+                       f"{', '.join(map(str, torn[:5]))}{', ...' if len(torn) > 5 else ''})", err=True)
         typer.echo(render_text(cands))
         by_platform = platform_table(rows)  # a multi-platform run (kgb eval --ray --platforms all)
         if by_platform:

@@ -70,9 +70,11 @@ def _type_text(feature: Any) -> str:
 
 
 def _operator(record: Mapping[str, Any]) -> str:
-    # ATen overloads of one curated operator share it (add.Tensor, add.out, add_.Tensor -> add).
-    aten = record["details"].get("aten") or {}
-    return aten.get("curated_name") or record["name"]
+    # ATen overloads of one curated operator share it (add.Tensor, add.out, add_.Tensor -> add), and so do
+    # the registered vLLM ops one curated name stands for (scaled_fp8_quant: its static, dynamic and
+    # per-token ops): operators are counted as the curated lists count them (configs.curated_operator_counts).
+    details = record["details"].get(record["source"]) or {}
+    return details.get("curated_name") or record["name"]
 
 
 def card_context(
@@ -94,9 +96,11 @@ def card_context(
     per_source = {s: sum(1 for r in curated if r["source"] == s) for s in _SOURCES}
     operators = {(r["source"], _operator(r)) for r in curated}
     aten_ops = sum(1 for src, _ in operators if src == "aten")
+    vllm_ops = sum(1 for src, _ in operators if src == "vllm")
     curated_summary = (
-        f"config `{category_config}` holds {len(operators)} operators: {per_source['aten']} ATen tasks (every "
-        f"overload of {aten_ops} operators as its own row), {per_source['vllm']} vLLM ops and "
+        f"config `{category_config}` holds {len(operators)} operators as {len(curated)} tasks: {aten_ops} ATen "
+        f"operators ({per_source['aten']} tasks: every overload its own row), {vllm_ops} vLLM ops "
+        f"({per_source['vllm']} tasks: one per registered op a curated op stands for) and "
         f"{per_source['cublas']} cuBLAS routines."
     )
     return {

@@ -72,3 +72,18 @@ def get_config(name: str) -> DatasetConfig:
             return config
     known = ", ".join(c.name for c in dataset_configs())
     raise DatasetError(f"unknown config {name!r}; the configs are {known}")
+
+
+def default_config() -> DatasetConfig:
+    """The config a dataset folder or Hub id is read with when none is named (`default: true`, ms)."""
+    return next(c for c in dataset_configs() if c.default)
+
+
+@functools.cache
+def curated_operator_counts() -> dict[str, int]:
+    """Curated operators per source, from the curated lists themselves: the one place the counts come from."""
+    data = resources.files("kernelgenbench.data")
+    aten = yaml.safe_load((data / "aten_curated.yaml").read_text())["names"]
+    vllm = yaml.safe_load((data / "vllm_curated_names.yaml").read_text())["curated"]
+    cublas = yaml.safe_load((data / "cublas_curated.yaml").read_text())
+    return {"aten": len(set(aten)), "vllm": len(vllm), "cublas": len(set(cublas))}

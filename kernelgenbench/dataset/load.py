@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kernelgenbench.dataset.configs import SPLIT, get_config
+from kernelgenbench.dataset.configs import SPLIT, default_config, get_config
 from kernelgenbench.dataset.jsonl import read_jsonl
 from kernelgenbench.dataset.record import Task, content_hash
 from kernelgenbench.dataset.rows import row_to_record
@@ -21,7 +21,8 @@ def _is_local(target: str) -> bool:
 
 def _rows_from_dataset(target: str, config: str, split: str, revision: str | None) -> Any:
     import datasets
-    from datasets.exceptions import DatasetNotFoundError
+    from datasets.exceptions import DatasetGenerationError, DatasetNotFoundError
+    from pyarrow import ArrowException
 
     if _is_local(target) and not Path(target).expanduser().is_dir():
         raise DatasetError(f"{target}: no such dataset folder; pass a folder `kgb build` wrote, a JSONL file or a Hub id")
@@ -45,6 +46,12 @@ def _rows_from_dataset(target: str, config: str, split: str, revision: str | Non
     except ConnectionError as exc:
         raise NetworkUnavailable(f"{target}: cannot reach the Hub ({exc}); pass a local dataset folder, "
                                  "or load it once online so that it is cached") from exc
+    except (DatasetGenerationError, ArrowException, OSError) as exc:
+        # A damaged parquet file (a torn download, a corrupted page): datasets wraps pyarrow's error.
+        cause = exc.__cause__ or exc
+        first = (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
+        raise DatasetError(f"{target}: config {config!r}: a data file cannot be read ({first}); rebuild or "
+                           "re-download the dataset") from exc
     except ValueError as exc:
         # datasets reports an unknown config or split as a ValueError naming the available ones.
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -72,7 +79,7 @@ def _task(where: str, record: Mapping[str, Any], stored_hash: str | None) -> Tas
 
 def load_tasks(
     path_or_repo_id: str | Path,
-    config: str | None = "ms",
+    config: str | None = None,
     split: str = SPLIT,
     revision: str | None = None,
     *,
@@ -83,8 +90,10 @@ def load_tasks(
     Every row is rebuilt into its record, validated against the schema and checked against its content
     hash; the first bad row raises DatasetError naming the task id and the first error (no row is skipped
     silently). `ids` keeps only those tasks (only they are validated; ids not present are simply absent).
-    For a JSONL file the config's membership rule filters the records (config=None keeps all) and
-    split/revision do not apply; for a local folder revision does not apply.
+    `config` None means: every record of a JSONL file, the default config (`ms`) of a dataset folder or Hub
+    id -- the same rule in `evaluate()`, `kgb eval` and `kgb prompt`. A config given for a JSONL file filters
+    its records by the config's membership rule; split/revision do not apply to a JSONL file, revision not
+    to a local folder.
     """
     target = str(path_or_repo_id)
     wanted = None if ids is None else set(ids)
@@ -93,7 +102,7 @@ def load_tasks(
         return [_task(where, record, None) for where, record in _records_from_jsonl(path, config)
                 if wanted is None or record.get("id") in wanted]
     if config is None:
-        raise DatasetError(f"{target}: a dataset needs a config (ms, mc, aten, vllm, cublas, aten-all)")
+        config = default_config().name
     ds = _rows_from_dataset(target, config, split, revision)
     if wanted is not None:
         ds = ds.select([i for i, rid in enumerate(ds["id"]) if rid in wanted])

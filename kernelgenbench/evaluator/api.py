@@ -4,19 +4,18 @@
     results = kgb.evaluate({"aten/add.Tensor": code}, dataset="org/kernelgenbench", config="ms")
     results[0].status, results[0].evidence, [w.status for w in results[0].workloads]
 
-Scripts that call it must keep their top level behind `if __name__ == "__main__":`, as for any code
-that starts worker processes with multiprocessing.
+Workers never re-import the calling script, so a script needs no `if __name__ == "__main__":` guard.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.errors import CandidateError, DatasetError, KgbError
-from kernelgenbench.evaluator.runner import CandidateResult, EvalConfig, run
+from kernelgenbench.evaluator.runner import CandidateResult, EvalConfig, check_writable, run
 from kernelgenbench.evaluator.solutions import Candidate, from_rows, load_solutions
 
 Solutions = str | Path | Mapping[str, str | Sequence[str]] | Iterable[Candidate | Mapping[str, Any]]
@@ -67,6 +66,8 @@ def evaluate(
     workers: int = 0,
     out: str | Path | None = None,
     resume: bool = False,
+    overwrite: bool = False,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
     call_timeout_s: float | None = None,
     memory_cap_bytes: int | None = None,
     timing: Mapping[str, Any] | None = None,
@@ -77,12 +78,17 @@ def evaluate(
     """Score candidate kernels on tasks; one typed result per candidate (with per-workload results).
 
     `seed` None draws a fresh base seed per run (each result's `seed` says which; pass it to reproduce);
-    with `resume` the seed recorded in `out` is reused. `ray` True (a local Ray instance) or a cluster
-    address evaluates on Ray, one evaluator pool per node; there `platforms="all"` evaluates every candidate
-    once per platform kind of the cluster (one result each, in candidate then platform order).
+    with `resume` the seed recorded in `out` is reused. An existing `out` is continued (`resume`), replaced
+    (`overwrite`) or refused. `dataset` is a folder, Hub id or records JSONL; `config` None reads a JSONL's
+    every record and a folder's or Hub id's default config, ms. `on_row` sees every result row as written.
+    `ray` True (a local Ray instance) or a cluster address evaluates on Ray, one evaluator pool per node;
+    there `platforms="all"` evaluates every candidate once per platform kind of the cluster (one result
+    each, in candidate then platform order).
     """
+    if out is not None:
+        check_writable(Path(out), resume=resume, overwrite=overwrite)  # before any work: fail in one line
+    cands = as_candidates(solutions)  # cheap, so a bad solutions path fails before the dataset is read
     all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
-    cands = as_candidates(solutions)
     if task_ids:
         wanted = set(task_ids)
         unknown = wanted - {t.id for t in all_tasks}
@@ -108,5 +114,6 @@ def evaluate(
         from kernelgenbench.evaluator.distributed import run_on_ray
 
         return run_on_ray(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume,
-                          address=None if ray is True else str(ray), platforms=platforms)
-    return run(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume)
+                          address=None if ray is True else str(ray), platforms=platforms, on_row=on_row)
+    return run(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume, overwrite=overwrite,
+               on_row=on_row)

@@ -414,7 +414,9 @@ def _queue(sched: _Scheduler, by_id: Mapping[str, Task], cands: Sequence[Candida
                 sched.results[(i, kind or "")] = CandidateResult.from_row(done[key])
             elif c.task_id not in by_id:
                 res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
-                                      status=Status.NO_REFERENCE, evidence="no such task in the dataset",
+                                      status=Status.NOT_IN_DATASET,
+                                      evidence="the task is not in the dataset (or not in the chosen config): "
+                                               "not judged, not counted",
                                       model=c.model, method=c.method, tokens=c.tokens,
                                       platform=sched.platform_of(kind), seed=sched.config.seed)
                 sched.writer.write(res.to_row())

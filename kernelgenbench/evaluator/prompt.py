@@ -258,6 +258,68 @@ def _writes(task: Task) -> tuple[str, ...]:
     return tuple(f"{p.name} ({p.direction})" for p in task.params if p.mutable)
 
 
+def _bound_names(node: ast.stmt) -> set[str]:
+    """The module-level names a top-level statement binds."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _used_names(node: ast.AST) -> set[str]:
+    """Every name a statement reads (its body, decorators, defaults and annotations included)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def prune_module(code: str, function: str) -> str:
+    """The module text cut to what `function` uses, transitively: its def, the defs, constants and imports it
+    reaches, and `from __future__` imports; the module docstring and unrelated ops go. The record is not
+    changed: this is only what a prompt shows. Unparsable text, or a function not defined at the top level,
+    comes back whole."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    stmts = tree.body
+    binds = [_bound_names(st) for st in stmts]
+    if not any(function in b for b in binds):
+        return code
+    keep: set[int] = set()
+    wanted, seen = [function], set()
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for i, st in enumerate(stmts):
+            if name in binds[i] and i not in keep:
+                keep.add(i)
+                wanted.extend(_used_names(st) - seen)
+    lines = code.splitlines(keepends=True)
+    parts = []
+    for i, st in enumerate(stmts):
+        future = isinstance(st, ast.ImportFrom) and st.module == "__future__"
+        if i in keep or future:
+            start = min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", []))]) - 1
+            parts.append("".join(lines[start:st.end_lineno]).rstrip("\n"))
+    # Blank lines as the module's style has them: two around defs, one between other statements.
+    out = parts[0] if parts else ""
+    defs = ("def ", "class ", "@", "async def ")
+    for prev, part in zip(parts, parts[1:], strict=False):
+        if part.startswith(defs) or prev.startswith(defs):
+            gap = "\n\n\n"
+        else:
+            gap = "\n\n" if prev.startswith("from __future__") else "\n"
+        out += gap + part
+    return out + "\n"
+
+
 def build_prompt(task: Task) -> Prompt:
     """The prompt of one task."""
     op = f"{task.name}.{task.overload or 'default'}"
@@ -279,8 +341,8 @@ def build_prompt(task: Task) -> Prompt:
             for p in task.params
         ),
         reference_function=task.reference.function if task.reference else None,
-        reference_code=task.reference.code if task.reference else None,
-        inputs_code=task.inputs.code if task.inputs else None,
+        reference_code=prune_module(task.reference.code, task.reference.function) if task.reference else None,
+        inputs_code=prune_module(task.inputs.code, task.inputs.function) if task.inputs else None,
         workloads=tuple(
             WorkloadView(w.id, w.purpose, w.description,
                          {p.name: _arg_text(w.args[p.name]) for p in task.params if p.name in (w.args or {})},

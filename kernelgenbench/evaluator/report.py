@@ -45,6 +45,11 @@ class CandidateSpeed:
     workloads: tuple[WorkloadSpeed, ...] = field(default_factory=tuple)
     below_floor: int = 0  # its timings under the speed-of-light floor: left out of every speed figure
     baselines_below_floor: int = 0  # baseline timings under the floor on its workloads (the floor is suspect)
+    evidence: str = ""  # the verdict's first evidence
+    workloads_run: int = 0
+    workloads_passed: int = 0
+    caveats: tuple[str, ...] = ()  # what the platform could not judge (Triton's interpreter on CPU)
+    device: str = ""
 
     def speedup(self, baseline: str) -> float | None:
         """Geometric mean over the timed workloads of the speedup against `baseline`, or None when untimed."""
@@ -62,8 +67,9 @@ def geomean(xs: Iterable[float]) -> float | None:
     return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The rows of a results JSONL; a torn last line is ignored, any other bad line is an error."""
+def read_results(path: Path, torn: list[int] | None = None) -> list[dict[str, Any]]:
+    """The rows of a results JSONL; torn rows (a killed run's) are left out, their line numbers appended to
+    `torn` where given; any other bad line is an error."""
     if not path.exists():
         raise KgbError(f"{path}: no such results file; pass the --out file of `kgb eval`")
     rows = []
@@ -74,8 +80,11 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            if i == len(lines):
-                break
+            if i == len(lines) or line.lstrip().startswith("{"):
+                # a row torn by a killed run (a resumed run appended after it): no result to show
+                if torn is not None:
+                    torn.append(i)
+                continue
             raise KgbError(f"{path}:{i}: not a JSON line ({exc.msg}); is this a `kgb eval` results file?") from None
     return rows
 
@@ -129,7 +138,10 @@ def collect(rows: Sequence[Mapping[str, Any]]) -> list[CandidateSpeed]:
             task_id=r["task_id"], candidate_id=r["candidate_id"], source=r.get("source") or r["task_id"].split("/")[0],
             category=r.get("category") or "", passed=r.get("status") == "passed", status=r.get("status", ""),
             workloads=tuple(timed.get(key, ())), below_floor=below.get(key, 0),
-            baselines_below_floor=bases_below.get(key, 0),
+            baselines_below_floor=bases_below.get(key, 0), evidence=str(r.get("evidence") or ""),
+            workloads_run=int(r.get("workloads_run") or 0), workloads_passed=int(r.get("workloads_passed") or 0),
+            caveats=tuple((r.get("platform") or {}).get("caveats") or ()),
+            device=str((r.get("platform") or {}).get("device_name") or ""),
         ))
     return out
 
@@ -198,10 +210,40 @@ def render_text(cands: Sequence[CandidateSpeed]) -> str:
     note = floor_note(cands)
     if note:
         out.append(note)
-    if not out:
-        n_ok = sum(c.passed for c in cands)
-        out.append(f"{len(cands)} candidates, {n_ok} correct; no timings in this file (a CPU run checks correctness only)")
-    return "\n".join(out)
+    if not any(c.workloads for c in cands):
+        judged = [c for c in cands if c.status != "not_in_dataset"]
+        outside = len(cands) - len(judged)
+        out.append(f"{len(judged)} candidates judged, {sum(c.passed for c in judged)} correct"
+                   + (f", {outside} for tasks not in the dataset (left out)" if outside else "")
+                   + "; no timings in this file (a CPU run checks correctness only)")
+    out.append("")
+    out.append(render_task_table_text(cands))
+    out.extend(f"caveat: {c}" for c in all_caveats(cands))
+    return "\n".join(out).strip("\n")
+
+
+def _evidence_line(c: CandidateSpeed, width: int = 120) -> str:
+    first = c.evidence.strip().splitlines()[0] if c.evidence.strip() else ""
+    return first[:width]
+
+
+def all_caveats(cands: Sequence[CandidateSpeed]) -> list[str]:
+    """What the platforms of these results could not judge, each once, in first-seen order."""
+    return list(dict.fromkeys(x for c in cands for x in c.caveats))
+
+
+def render_task_table_text(cands: Sequence[CandidateSpeed]) -> str:
+    """One line per candidate: task, candidate, status, workloads passed / run, speedup, first evidence."""
+    head = ["task", "candidate", "status", "workloads", "speedup", "evidence"]
+    rows = [head] + [[c.task_id, c.candidate_id, c.status, f"{c.workloads_passed}/{c.workloads_run}",
+                      _fmt(c.speedup("reference")), _evidence_line(c, 80)] for c in _task_order(cands)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(r[:-1], widths, strict=True)) + "  " + r[-1] for r in rows]
+    return "per task\n" + "\n".join(x.rstrip() for x in lines)
+
+
+def _task_order(cands: Sequence[CandidateSpeed]) -> list[CandidateSpeed]:
+    return sorted(cands, key=lambda c: (c.source, c.task_id, c.candidate_id))
 
 
 def floor_note(cands: Sequence[CandidateSpeed]) -> str:
@@ -217,12 +259,34 @@ def floor_note(cands: Sequence[CandidateSpeed]) -> str:
     return "\n".join(parts)
 
 
+_COLOURS = {"aten": "#4c72b0", "vllm": "#dd8452", "cublas": "#55a868"}
+
+
+def _colour(group: str) -> str:
+    return _COLOURS.get(group, "#8172b3")
+
+
+def _svg_legend(groups: Sequence[str], x0: int, y: int) -> str:
+    """One swatch and name per colour group (the source), under the bars."""
+    parts = ['<g class="legend">']
+    x = x0
+    for g in groups:
+        parts.append(f'<rect x="{x}" y="{y - 9}" width="10" height="10" fill="{_colour(g)}"/>'
+                     f'<text x="{x + 14}" y="{y}" font-size="11">{html.escape(g)}</text>')
+        x += 28 + int(6.2 * len(g))
+    parts.append("</g>")
+    return "".join(parts)
+
+
 def _svg_bars(items: Sequence[tuple[str, float, str]], title: str, log: bool, ref_line: float | None) -> str:
     """A horizontal bar chart as inline SVG: (label, value, colour group) per bar."""
     if not items:
         return f"<p>{html.escape(title)}: nothing timed.</p>"
-    width, bar_h, left = 760, 16, 300
-    height = 40 + bar_h * len(items)
+    # The left margin fits the longest label (about 6.2 px per character at 11 px), so none is clipped.
+    left = int(min(max(120, 12 + 6.2 * max(len(label) for label, _, _ in items)), 560))
+    width, bar_h = left + 520, 16
+    groups = list(dict.fromkeys(g for _, _, g in items))
+    height = 40 + bar_h * len(items) + 24
     vals = [v for _, v, _ in items]
     if log:
         lo, hi = min(min(vals), 0.5), max(max(vals), 2.0)
@@ -230,7 +294,6 @@ def _svg_bars(items: Sequence[tuple[str, float, str]], title: str, log: bool, re
     else:
         hi = max(max(vals), ref_line or 0.0, 1e-9)
         scale = lambda v: v / hi  # noqa: E731
-    colours = {"aten": "#4c72b0", "vllm": "#dd8452", "cublas": "#55a868"}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">',
              f'<text x="4" y="16" font-size="13" font-weight="bold">{html.escape(title)}</text>']
     for i, (label, v, group) in enumerate(items):
@@ -238,18 +301,54 @@ def _svg_bars(items: Sequence[tuple[str, float, str]], title: str, log: bool, re
         w = max(1.0, scale(v) * (width - left - 60))
         parts.append(f'<text x="{left - 6}" y="{y + 12}" font-size="11" text-anchor="end">{html.escape(label)}</text>')
         parts.append(f'<rect x="{left}" y="{y + 2}" width="{w:.1f}" height="{bar_h - 4}" '
-                     f'fill="{colours.get(group, "#8172b3")}"><title>{html.escape(label)}: {v:.3g}</title></rect>')
+                     f'fill="{_colour(group)}"><title>{html.escape(label)}: {v:.3g}</title></rect>')
         parts.append(f'<text x="{left + w + 4:.1f}" y="{y + 12}" font-size="10">{v:.3g}</text>')
     if ref_line is not None:
         x = left + scale(ref_line) * (width - left - 60)
-        parts.append(f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height}" stroke="#c44e52" stroke-dasharray="4"/>')
+        parts.append(f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height - 24}" stroke="#c44e52" '
+                     'stroke-dasharray="4"/>')
+    parts.append(_svg_legend(groups, left, height - 14))
     parts.append("</svg>")
     return "\n".join(parts)
 
 
+def _html_correctness(cands: Sequence[CandidateSpeed]) -> str:
+    """Counts, and a plot of the share of each task's candidates that passed (what a CPU run measures)."""
+    judged = [c for c in cands if c.status != "not_in_dataset"]
+    outside = len(cands) - len(judged)
+    per_task: dict[tuple[str, str, str], list[bool]] = defaultdict(list)
+    for c in judged:
+        per_task[(c.source, c.task_id, c.category)].append(c.passed)
+    devices = sorted({c.device for c in cands if c.device})
+    line = (f"{len(judged)} candidates judged on {len(per_task)} tasks, {sum(c.passed for c in judged)} correct"
+            + (f"; {outside} for tasks not in the dataset (left out)" if outside else "")
+            + (f"; device: {', '.join(devices)}" if devices else "") + ".")
+    items = [(f"{tid} [{cat}]" if cat else tid, sum(oks) / len(oks), src)
+             for (src, tid, cat), oks in sorted(per_task.items())]
+    return (f"<p>{html.escape(line)}</p><h2>Correctness</h2>"
+            + _svg_bars(items, "share of each task's candidates that passed (dashed: all)", False, 1.0))
+
+
+def _html_task_table(cands: Sequence[CandidateSpeed]) -> str:
+    """Every candidate: task, category, candidate, status, workloads passed / run, speedup, first evidence."""
+    if not cands:
+        return "<h2>Per task</h2><p>No candidate rows in this file.</p>"
+    head = ["task", "category", "candidate", "status", "workloads passed/run", "speedup vs reference", "evidence"]
+    out = ['<h2>Per task</h2><table class="tasks"><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for c in _task_order(cands):
+        cls = "passed" if c.passed else ("not_in_dataset" if c.status == "not_in_dataset" else "failed")
+        cells = [c.task_id, c.category, c.candidate_id]
+        out.append("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in cells)
+                   + f'<td class="{cls}">{html.escape(c.status)}</td>'
+                   + f"<td>{c.workloads_passed}/{c.workloads_run}</td><td>{_fmt(c.speedup('reference'))}</td>"
+                   + f"<td>{html.escape(_evidence_line(c, 160))}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
 def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench report") -> str:
     """A self-contained HTML page: summary tables and per-task plots of speedup and fraction of speed of light."""
-    body = [f"<h1>{html.escape(title)}</h1>"]
+    body = [f"<h1>{html.escape(title)}</h1>", _html_correctness(cands)]
     for baseline in BASELINES:
         if not any(baseline in w.speedup for c in cands for w in c.workloads):
             continue
@@ -268,19 +367,24 @@ def render_html(cands: Sequence[CandidateSpeed], title: str = "kernelgenbench re
                   c.speedup(baseline), c.source) for c in ordered]
         body.append(_svg_bars(items, f"speedup vs {baseline} per task (log scale; dashed: 1x)", True, 1.0))
     sol = sorted((c for c in cands if c.passed and c.sol_fraction), key=lambda c: (c.source, c.category, c.task_id))
-    body.append("<h2>Fraction of speed of light</h2>")
-    body.append(_svg_bars([(f"{c.task_id} [{c.category}]", c.sol_fraction, c.source) for c in sol],
-                          "measured floor time / kernel time per task (1.0 = the device's limit)", False, 1.0))
+    if not any(c.workloads for c in cands):
+        body.append("<p>No timings in this file: a CPU run (Triton's interpreter) checks correctness only.</p>")
+    else:
+        body.append("<h2>Fraction of speed of light</h2>")
+        body.append(_svg_bars([(f"{c.task_id} [{c.category}]", c.sol_fraction, c.source) for c in sol],
+                              "measured floor time / kernel time per task (1.0 = the device's limit)", False, 1.0))
     note = floor_note(cands)
     if note:
         body.append("<h2>Under the speed-of-light floor</h2>" + "".join(f"<p>{html.escape(x)}</p>" for x in note.splitlines()))
-    failed = [c for c in cands if not c.passed]
-    if failed:
-        body.append("<h2>Not correct</h2><ul>" + "".join(
-            f"<li>{html.escape(c.task_id)} {html.escape(c.candidate_id)}: {html.escape(c.status)}</li>" for c in failed)
-            + "</ul>")
+    body.append(_html_task_table(cands))
+    caveats = all_caveats(cands)
+    if caveats:
+        body.append("<h2>Caveats of the platform</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in caveats)
+                    + "</ul>")
     style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1em}"
-             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+             "table.tasks td,table.tasks th{text-align:left}td.passed{color:#2a7a2a}td.failed{color:#b22}"
+             "td.not_in_dataset{color:#777}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>")
 

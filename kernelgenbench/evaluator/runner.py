@@ -210,6 +210,28 @@ def finished(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     return {(r["task_id"], r["candidate_id"]): r for r in read_rows(path) if r.get("kind") == "task"}
 
 
+def drop_torn_tail(path: Path) -> None:
+    """Cut a torn last line (a run killed mid-write) off the file, so an appended row never follows it."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def check_writable(out: Path, *, resume: bool, overwrite: bool) -> None:
+    """Refuse, before any work, a results file that cannot be written or would silently replace another."""
+    if out.is_dir():
+        raise KgbError(f"results file {out} is a folder; pass a file path to --out")
+    if out.exists() and out.stat().st_size and not (resume or overwrite):
+        raise KgbError(f"results file {out} already exists; pass --resume to continue it, --overwrite to "
+                       "replace it, or another --out")
+    probe = out if out.exists() else next((p for p in out.parents if p.exists()), Path("."))
+    if probe != out and not probe.is_dir():
+        raise KgbError(f"results file {out} cannot be written ({probe} is not a folder); pick another --out")
+    if not os.access(probe, os.W_OK):
+        raise KgbError(f"results file {out} cannot be written ({probe} is not writable); pick another --out")
+
+
 class ResultsWriter:
     """Appends JSON lines, one at a time, flushed at once (threads share one writer)."""
 
@@ -220,10 +242,14 @@ class ResultsWriter:
         self.seed = seed  # stamped on every row, so any row says how to reproduce its inputs
         self._lock = threading.Lock()
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with self._open() as f:  # created now, so workers' mount namespaces can cover it from the start
-                if f.tell() and not path.read_bytes().endswith(b"\n"):
-                    f.write("\n")  # a run killed mid-line left a torn row; start clean
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with self._open():  # created now, so workers' mount namespaces can cover it from the start
+                    pass
+                drop_torn_tail(path)
+            except OSError as exc:
+                raise KgbError(f"results file {path} cannot be written ({exc.strerror or exc}); "
+                               "pick another --out") from None
 
     def _open(self) -> Any:
         """The results file for appending, readable and writable by the evaluator's uid only."""
@@ -358,7 +384,7 @@ def _worker_uids(config: EvalConfig) -> tuple[list[int], list[str]]:
     return [config.worker_uid_base + i for i in reversed(range(max(1, config.workers)))], reveal
 
 
-def _import_verdict(reply: Reply) -> Verdict:
+def _import_verdict(reply: Reply, entry_point: str = "") -> Verdict:
     h = reply.header
     if reply.kind in ("import_error", "setup_error"):
         status = classify_exception(str(h.get("exc_type", "")), str(h.get("message", "")), at_import=True)
@@ -369,7 +395,8 @@ def _import_verdict(reply: Reply) -> Verdict:
     if h.get("tampering"):
         return Verdict(Status.TAMPERING, "at import: " + "; ".join(h["tampering"]))
     if not h.get("entry_point_found"):
-        return Verdict(Status.MISSING_ENTRY_POINT, "the candidate does not define the task's entry point")
+        return Verdict(Status.MISSING_ENTRY_POINT,
+                       f"the candidate does not define the task's entry point: a function named {entry_point!r}")
     return Verdict(Status.PASSED)
 
 
@@ -615,7 +642,7 @@ def _run_worker(ctx: _Context, task: Task, cand: Candidate, device: str, setup: 
         ready = worker.receive(ctx.config.import_timeout_s)
     try:
         level = worker.isolation_level
-        v = _import_verdict(ready)
+        v = _import_verdict(ready, task.entry_point)
         if not v.passed:
             return finish(v.status, v.evidence, log=ready.log_tail or worker.log_tail(), level=level)
         order = sorted(task.workloads, key=lambda w: w.purpose != "correctness")
@@ -659,18 +686,22 @@ def load_tasks_jsonl(path: Path) -> list[Task]:
 
 
 def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalConfig = EvalConfig(),
-        out: Path | None = None, resume: bool = False,
+        out: Path | None = None, resume: bool = False, overwrite: bool = False,
         on_row: Callable[[dict[str, Any]], None] | None = None) -> list[CandidateResult]:
-    """Evaluate every candidate against its task; results in candidate order (resumed ones read back)."""
+    """Evaluate every candidate against its task; results in candidate order (resumed ones read back).
+
+    An existing non-empty `out` is continued with `resume`, replaced with `overwrite`, else refused."""
     by_id = {t.id: t for t in tasks}
     cands = list(candidates)
     devices = platform_mod.resolve_devices(config.device)
     if config.workers <= 0:
         config = replace(config, workers=auto_workers(devices))
+    if out is not None:
+        check_writable(out, resume=resume, overwrite=overwrite)
     config = replace(config, seed=resolve_seed(config.seed, out, resume))
     done = finished(out) if (resume and out is not None) else {}
     if out is not None and not resume and out.exists():
-        out.unlink()  # a fresh run owns its results file
+        out.unlink()  # replaced only when asked (`overwrite`; check_writable refused otherwise)
     writer = ResultsWriter(out, on_row, seed=config.seed)
     results: dict[int, CandidateResult] = {}
     with precision_policy(allow_tf32=False):  # references are judged in fp32 arithmetic
@@ -688,7 +719,8 @@ def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_i
                 results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])
             elif c.task_id not in by_id:
                 res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
-                                      status=Status.NO_REFERENCE, evidence="no such task in the dataset",
+                                      status=Status.NOT_IN_DATASET,
+                                      evidence="the task is not in the dataset (or not in the chosen config): not judged, not counted",
                                       model=c.model, method=c.method, tokens=c.tokens,
                                       platform=ctx.platforms[ctx.pool.devices[0]], seed=config.seed)
                 writer.write(res.to_row())

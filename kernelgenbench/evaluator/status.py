@@ -32,7 +32,9 @@ class Status(StrEnum):
     IMPOSSIBLE_TIMING = "impossible_timing"  # timed under half the speed-of-light floor: forged or broken
     TAMPERING = "tampering"  # evaluator/timer functions replaced, threads or side-stream kernels, recorders off
     MISSING_ENTRY_POINT = "missing_entry_point"
-    NO_REFERENCE = "no_reference"  # the task cannot be judged (no reference code in the record, unknown task)
+    NO_REFERENCE = "no_reference"  # the task's record has no reference code: it cannot be judged
+    # the candidate names a task that is not in the chosen dataset/config: no verdict, left out of accuracy
+    NOT_IN_DATASET = "not_in_dataset"
     REFERENCE_ERROR = "reference_error"  # the record's reference or input generator failed: a dataset bug
     SKIPPED = "skipped"  # not run: the worker died on an earlier workload of the same candidate
     # the evaluator itself failed while judging this candidate (a bug in kernelgenbench, not a verdict on the

@@ -1,7 +1,10 @@
 """Aggregate candidate result rows: accuracy per source, tokens per solved operator, pass@k, statuses.
 
 pass@k is the unbiased estimator of Chen et al. 2021: for a task with n candidates of which c passed,
-1 - C(n-c, k) / C(n, k), averaged over the tasks that have at least k candidates.
+1 - C(n-c, k) / C(n, k), averaged over the tasks that have at least k candidates. Every pass@k column
+that covers fewer tasks than the first one says how many it covers (`pass_at_tasks`): averages over
+different task sets are not comparable, and pass@k over one set of tasks never falls as k grows.
+Candidates for tasks that are not in the dataset (`not_in_dataset`) are counted in the statuses only.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class GroupSummary:
     solved: int  # tasks with at least one passing candidate
     accuracy_by_source: dict[str, tuple[int, int]]  # source -> (tasks solved, tasks)
     pass_at: dict[int, float]
+    pass_at_tasks: dict[int, int]  # k -> how many tasks (those with at least k candidates) pass@k averages
     tokens_total: int | None
     tokens_per_solved: float | None
     statuses: dict[str, int] = field(default_factory=dict)
@@ -45,9 +49,11 @@ def _group(rows: list[Mapping[str, Any]], label: str) -> GroupSummary:
     statuses: Counter[str] = Counter()
     tokens: list[int] = []
     for r in rows:
+        statuses[r["status"]] += 1
+        if r["status"] == "not_in_dataset":
+            continue  # no task to solve: neither a solved nor a failed one
         per_task[r["task_id"]].append(r["status"] == "passed")
         source_of[r["task_id"]] = r.get("source") or r["task_id"].split("/", 1)[0]
-        statuses[r["status"]] += 1
         if r.get("tokens") is not None:
             tokens.append(int(r["tokens"]))
     solved = {t for t, oks in per_task.items() if any(oks)}
@@ -57,13 +63,16 @@ def _group(rows: list[Mapping[str, Any]], label: str) -> GroupSummary:
         by_source[src] = (sum(t in solved for t in ts), len(ts))
     max_n = max((len(v) for v in per_task.values()), default=0)
     ks = sorted({k for k in _K_LADDER if k <= max_n} | ({max_n} if max_n else set()))
-    pass_at = {}
+    pass_at: dict[int, float] = {}
+    pass_at_tasks: dict[int, int] = {}
     for k in ks:
         vals = [pass_at_k(len(oks), sum(oks), k) for oks in per_task.values() if len(oks) >= k]
         pass_at[k] = sum(vals) / len(vals)
+        pass_at_tasks[k] = len(vals)
     total = sum(tokens) if tokens else None
     return GroupSummary(label=label, tasks=len(per_task), candidates=len(rows), solved=len(solved),
-                        accuracy_by_source=by_source, pass_at=pass_at, tokens_total=total,
+                        accuracy_by_source=by_source, pass_at=pass_at, pass_at_tasks=pass_at_tasks,
+                        tokens_total=total,
                         tokens_per_solved=(total / len(solved)) if (total is not None and solved) else None,
                         statuses=dict(statuses.most_common()))
 
@@ -83,6 +92,15 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> list[GroupSummary]:
     return out
 
 
+def _pass_cell(g: GroupSummary, k: int) -> str:
+    if k not in g.pass_at:
+        return "-"
+    cell = f"{100 * g.pass_at[k]:.1f}%"
+    n = g.pass_at_tasks.get(k, g.tasks)
+    # A column over fewer tasks than the group has is another average: say over which tasks.
+    return cell if n == g.tasks else f"{cell} ({n}/{g.tasks} tasks)"
+
+
 def format_table(groups: list[GroupSummary]) -> str:
     """A plain-text table for the terminal."""
     sources = sorted({s for g in groups for s in g.accuracy_by_source})
@@ -95,7 +113,7 @@ def format_table(groups: list[GroupSummary]) -> str:
         for s in sources:
             solved, n = g.accuracy_by_source.get(s, (0, 0))
             row.append(f"{solved}/{n} ({100 * solved / n:.0f}%)" if n else "-")
-        row += [f"{100 * g.pass_at[k]:.1f}%" if k in g.pass_at else "-" for k in ks]
+        row += [_pass_cell(g, k) for k in ks]
         row.append(f"{g.tokens_per_solved:,.0f}" if g.tokens_per_solved is not None else "-")
         lines.append(row)
     widths = [max(len(r[i]) for r in lines) for i in range(len(head))]

@@ -12,8 +12,12 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import forkserver
 from pathlib import Path
@@ -57,19 +61,47 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
                                         "kernelgenbench.sandbox.launches", "kernelgenbench.sandbox.activity",
                                         "kernelgenbench.sandbox.threads",
                                         "kernelgenbench.dataset.record"])
-            old = os.environ.get("TRITON_INTERPRET")
-            os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
+            # The server is `python -c ...`, which puts the working directory first on its path, and it imports
+            # the preloads before it takes the evaluator's path (Python 3.11): run from a checkout, it would load
+            # that folder's kernelgenbench (or a `torch/` there) instead of the evaluator's. PYTHONSAFEPATH
+            # keeps the working directory off its path.
+            env = {"TRITON_INTERPRET": "1" if interpret else "0", "PYTHONSAFEPATH": "1"}
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
             try:
                 forkserver.ensure_running()
             finally:
-                if old is None:
-                    os.environ.pop("TRITON_INTERPRET", None)
-                else:
-                    os.environ["TRITON_INTERPRET"] = old
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
             _SERVER_MODE["interpret"] = interpret
         if _SERVER_MODE["interpret"] != interpret:
             return multiprocessing.get_context("spawn")  # the server runs in the other Triton mode
     return ctx
+
+
+_MAIN_LOCK = threading.Lock()
+
+
+@contextmanager
+def _caller_main_hidden() -> Iterator[None]:
+    """While a worker starts, `__main__` is an empty module, so the worker never re-imports the caller's script.
+
+    forkserver and spawn children run the parent's main script again (as `__mp_main__`) unless it has no
+    file: a script calling evaluate() without an `if __name__ == "__main__":` guard would evaluate again in
+    every worker, and its failure would be blamed on the candidate. The worker's code is all in
+    kernelgenbench, so it needs nothing from the caller's script.
+    """
+    with _MAIN_LOCK:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
 
 
 def _describe_exit(code: int | None) -> str:
@@ -96,7 +128,8 @@ class Worker:
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
-        self._proc.start()
+        with _caller_main_hidden():
+            self._proc.start()
         child.close()
         try:
             send_arenas(self._conn, self._arenas)  # the first thing on the pipe; the worker takes it at start
