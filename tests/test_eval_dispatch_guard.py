@@ -236,3 +236,21 @@ def test_fills_are_the_work_of_creation_tasks():
         torch.empty(4)
     assert compute_ops(rec.ops, category="elementwise") == []
     assert compute_ops(rec.ops, category="creation") == ["aten::full", "aten::fill_.Scalar"]
+
+
+def test_an_op_outside_aten_is_metadata_only_when_it_can_touch_no_tensor():
+    # Liger-Kernel's call reaches torchvision::_cuda_version (a version probe): it computes nothing. A custom
+    # op that takes or returns a tensor is compute whatever its name.
+    import torch
+
+    from kernelgenbench.evaluator.dispatch_guard import OpClass, classify_overload, classify_recorded
+
+    lib = torch.library.Library("kgb_foreign_test", "DEF")
+    lib.define("version() -> int")
+    lib.define("clone(Tensor x) -> Tensor")
+    lib.define("fill(Tensor(a!) x) -> ()")
+    for classify in (classify_overload, classify_recorded):
+        assert classify("kgb_foreign_test::version") is OpClass.METADATA
+        assert classify("kgb_foreign_test::clone") is OpClass.COMPUTE
+        assert classify("kgb_foreign_test::fill") is OpClass.COMPUTE
+        assert classify("kgb_foreign_test::missing") is OpClass.COMPUTE

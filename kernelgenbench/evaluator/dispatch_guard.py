@@ -116,12 +116,29 @@ def _packet(name: str) -> Any:
     return getattr(torch.ops.aten, rest.split(".", 1)[0], None)
 
 
+def _foreign(name: str) -> OpClass:
+    """An op outside aten (a library's or the candidate's own): metadata only when it can touch no tensor at
+    all -- no tensor in, none out, nothing written (torchvision::_cuda_version, a library's version probe);
+    every other one is compute, whatever its name."""
+    import torch
+
+    ns, sep, rest = name.partition("::")
+    base, _, overload = rest.partition(".")
+    try:
+        op = getattr(getattr(getattr(torch.ops, ns), base), overload or "default")
+        schema = op._schema
+    except (AttributeError, RuntimeError):
+        return OpClass.COMPUTE
+    touches = any(_is_tensor_type(a.type) for a in schema.arguments) or any(_is_tensor_type(r.type) for r in schema.returns)
+    return OpClass.COMPUTE if not sep or touches or _writes(op) else OpClass.METADATA
+
+
 @functools.cache
 def classify_overload(name: str) -> OpClass:
     """Class of an overload as the dispatch recorder names it ('aten::add.Tensor'; no suffix: the default)."""
     packet = _packet(name)
     if packet is None:
-        return OpClass.COMPUTE
+        return _foreign(name) if not name.startswith("aten::") else OpClass.COMPUTE
     base, _, overload = name.partition("::")[2].partition(".")
     op = getattr(packet, overload or "default", None)
     if op is None:  # an overload torch does not define: registered by the candidate
@@ -152,7 +169,7 @@ def classify_recorded(name: str) -> OpClass:
     Composites are DECOMPOSED: the profiler records the ops they run as well, and those are judged."""
     packet = _packet(name)
     if packet is None:
-        return OpClass.COMPUTE
+        return _foreign(name) if not name.startswith("aten::") else OpClass.COMPUTE
     base, _, overload = name.partition("::")[2].partition(".")
     overloads = [overload] if overload else packet.overloads()
     ops = [getattr(packet, o, None) for o in overloads]
