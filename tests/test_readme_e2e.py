@@ -57,7 +57,7 @@ def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     clone = tmp / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=300)
     env = _env(tmp)
-    install = _blocks("Set up", "bash")[0]  # the install; the second block is the tests' command
+    install = _blocks("Set up", "bash")[0]  # the install and the main job; the second block is the tests' command
     assert "pip install -q -c constraints.txt ." in install and "-e" not in install.split()
     steps: dict[str, Any] = {"clone": clone, "install": _bash(install, clone, env, 1800)}
     assert steps["install"].returncode == 0, steps["install"].stderr[-3000:]
