@@ -7,7 +7,8 @@
 #                (.kgb_real/: the wheels, bench/fetch_gpu_wheels.sh real; the curated vLLM 0.13.0 records; the
 #                curated ATen records of this machine's torch, used there only if extracting them there fails)
 #   GPU:         bash bench/real_library_session.sh [--performance] [--no-direct] [--rounds N] [--detect-vendor]
-#                (carry .kgb_real; SHARDS=4 direct processes, WORKERS=8 kgb eval workers, BUDGET=560 s)
+#                (carry .kgb_real; SHARDS=4 direct processes, WORKERS=8 kgb eval workers, BUDGET=560 s,
+#                EVAL_ARGS: more `kgb eval` options, e.g. "--timeout 300")
 # --performance keeps the timed workloads (kgb eval times them against the baselines; slower); by
 # default the run is correctness only; with --no-direct (for a timing run) the direct check is skipped and
 # classify can explain no non-pass. --detect-vendor: let flag_gems find its vendor itself (below).
@@ -87,7 +88,7 @@ if ((direct)); then
 fi
 # The workers run under their own uid (isolation): flag_gems' cache goes to their HOME, not the root-owned one.
 step eval "$(left)" env -u FLAGGEMS_CACHE_DIR "${KGB[@]}" eval --dataset "$W/tasks.jsonl" --solutions "$OUT/candidates.jsonl" \
-  --device auto --workers "$workers" --rounds "$rounds" --out "$OUT/results.jsonl"
+  --device auto --workers "$workers" --rounds "$rounds" --out "$OUT/results.jsonl" ${EVAL_ARGS:-}
 step classify 30 "${CORPUS[@]}" classify --results "$OUT/results.jsonl" --direct "$OUT/direct.jsonl" \
   --candidates "$OUT/candidates.jsonl" --skipped "$OUT/skipped.jsonl" --out "$OUT/real_library_h200.md" > /dev/null
 ls -la "$OUT"

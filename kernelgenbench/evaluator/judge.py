@@ -13,6 +13,7 @@ import torch
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks import REGISTRY, judge_report
+from kernelgenbench.evaluator.checks.no_launch import CHECK as NO_LAUNCH
 from kernelgenbench.evaluator.compare import (
     active_rule,
     compare_declared,
@@ -22,6 +23,7 @@ from kernelgenbench.evaluator.compare import (
     unchanged,
 )
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
+from kernelgenbench.evaluator.workless import needs_work
 
 
 def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> dict[str, str | None]:
@@ -84,9 +86,13 @@ def _judge_leaf_metas(ref_return: Any, ref_leaves: list[tuple[str, Any]], header
     return PASS
 
 
-def judge_evidence(task: Task, header: Mapping[str, Any]) -> Verdict:
-    """Checks on the worker's evidence alone, in registry order (tampering, exceptions, torch compute, launches)."""
-    return judge_report(REGISTRY, task, header)
+def judge_evidence(task: Task, header: Mapping[str, Any], *, workless: bool = False) -> Verdict:
+    """Checks on the worker's evidence alone, in registry order (tampering, exceptions, torch compute, launches).
+
+    `workless`: the reference's result on this input takes no computing (evaluator/workless.py), so the call
+    needs no Triton launch.
+    """
+    return judge_report(REGISTRY, task, header, skip=frozenset({NO_LAUNCH.name}) if workless else frozenset())
 
 
 def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | None, *, ref_return: Any,
@@ -98,7 +104,7 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
     an argument that did not come back is then judged by it (the worker sends back only changed ones).
     """
     stats: dict[str, float] = {}
-    v = judge_evidence(task, header)
+    v = judge_evidence(task, header, workless=not needs_work(task, ref_return, ref_args, pristine))
     if not v.passed:
         return v, stats
     if header.get("unreadable"):

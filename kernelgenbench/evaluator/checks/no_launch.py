@@ -2,7 +2,8 @@
 
 A launch counts when the launch counter saw one (every compiled kernel's launcher, the interpreter) or, on
 an accelerator, when the profiler saw a device kernel Triton compiled in this worker. A call whose outputs
-and written arguments are all empty tensors needs no launch (a correct kernel may skip it).
+and written arguments are all empty tensors needs no launch (a correct kernel may skip it); neither does one
+whose expected result takes no computing (evaluator/workless.py: the judge then skips this check).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 CHECK = Check(
     name="torch_fallback", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
     prompt="Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the "
-           "entry point); at least one Triton kernel must launch.",
+           "entry point); at least one Triton kernel must launch, unless the answer needs no computing (it is an "
+           "input as given, or nothing).",
     corpus=("torch_fallback", "custom_op_named_allowed", "item_loop"),
 )
