@@ -254,3 +254,26 @@ def test_an_op_outside_aten_is_metadata_only_when_it_can_touch_no_tensor():
         assert classify("kgb_foreign_test::clone") is OpClass.COMPUTE
         assert classify("kgb_foreign_test::fill") is OpClass.COMPUTE
         assert classify("kgb_foreign_test::missing") is OpClass.COMPUTE
+
+
+def test_the_recorder_skips_an_op_outside_aten_that_sees_no_tensor_in_or_out():
+    # The evaluator's process has not loaded the library that defines such an op (torchvision, in Liger-Kernel's
+    # import chain), so the worker decides from the call itself: no tensor in its arguments or its result.
+    import torch
+
+    from kernelgenbench.sandbox.dispatch import DispatchRecorder
+
+    lib = torch.library.Library("kgb_probe_test", "DEF")
+    lib.define("version() -> int")
+    lib.define("make(int n) -> Tensor")
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("version", lambda: 7, "CompositeExplicitAutograd")
+    lib.impl("make", lambda n: torch.zeros(n), "CompositeExplicitAutograd")
+    lib.impl("twice", lambda x: x * 2, "CPU")
+    with DispatchRecorder() as rec:
+        assert torch.ops.kgb_probe_test.version() == 7
+        torch.ops.kgb_probe_test.make(3)
+        torch.ops.kgb_probe_test.twice(torch.ones(2))
+    assert "kgb_probe_test::version" not in rec.ops
+    assert rec.ops["kgb_probe_test::make"] == 1
+    assert rec.ops["kgb_probe_test::twice"] == 1

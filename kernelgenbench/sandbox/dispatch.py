@@ -21,12 +21,17 @@ from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 _MASK = (1 << 64) - 1
 
 
 def _no_note(name: str, in_launch: int) -> None:
     return None
+
+
+def _holds_tensor(tree: Any) -> bool:
+    return any(isinstance(x, torch.Tensor) for x in tree_leaves(tree))
 
 
 class DispatchRecorder(TorchDispatchMode):
@@ -55,6 +60,18 @@ class DispatchRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Mapping | None = None) -> Any:
         name = str(func.name())  # 'aten::add.Tensor'
+        if not name.startswith("aten::") and not _holds_tensor((args, kwargs)):
+            out = func(*args, **(kwargs or {}))
+            if not _holds_tensor(out):
+                # No tensor in or out (a library's version probe, torchvision::_cuda_version): nothing is computed
+                # on data here, and any aten op it runs inside reaches the C++-level profiler's record.
+                return out
+            self._count(func, name)
+            return out
+        self._count(func, name)
+        return func(*args, **(kwargs or {}))
+
+    def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0
         self._note(name, paused)
         if paused:
@@ -63,7 +80,6 @@ class DispatchRecorder(TorchDispatchMode):
             self.ops[name] += 1
             if getattr(func, "is_view", False):
                 self.views.add(name)
-        return func(*args, **(kwargs or {}))
 
 
 def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Callable[[], bool]]:
