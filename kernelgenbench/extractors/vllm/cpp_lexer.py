@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location
 
 
 class TokKind(enum.Enum):
@@ -54,7 +55,7 @@ def decode_escapes(body: str, *, file: str, line: int) -> str:
             i += 1
             continue
         if i + 1 >= n:
-            raise SourceParseError("string literal ends with a lone backslash", file=file, line=line)
+            raise SourceParseError("string literal ends with a lone backslash", at=Location(file, line))
         e = body[i + 1]
         if e in _SIMPLE_ESCAPES:
             out.append(_SIMPLE_ESCAPES[e])
@@ -68,11 +69,11 @@ def decode_escapes(body: str, *, file: str, line: int) -> str:
             width = {"x": None, "u": 4, "U": 8}[e]
             m = re.match(r"[0-9A-Fa-f]+" if width is None else f"[0-9A-Fa-f]{{{width}}}", body[i + 2 :])
             if not m:
-                raise SourceParseError(f"bad \\{e} escape in a string literal", file=file, line=line)
+                raise SourceParseError(f"bad \\{e} escape in a string literal", at=Location(file, line))
             out.append(chr(int(m.group(), 16)))
             i += 2 + len(m.group())
         else:
-            raise SourceParseError(f"unknown escape \\{e} in a string literal", file=file, line=line)
+            raise SourceParseError(f"unknown escape \\{e} in a string literal", at=Location(file, line))
     return "".join(out)
 
 
@@ -102,7 +103,7 @@ def tokenize(text: str, *, file: str) -> list[Token]:
         if text.startswith("/*", i):
             j = text.find("*/", i + 2)
             if j < 0:
-                raise SourceParseError("unterminated /* comment", file=file, line=line)
+                raise SourceParseError("unterminated /* comment", at=Location(file, line))
             line += text.count("\n", i, j)
             i = j + 2
             continue
@@ -155,21 +156,21 @@ def _read_string(text: str, i: int, line: int, file: str, quote: str) -> tuple[i
             i += 2
             continue
         if c == "\n":
-            raise SourceParseError("unterminated string literal", file=file, line=start_line)
+            raise SourceParseError("unterminated string literal", at=Location(file, start_line))
         if c == quote:
             return i + 1, decode_escapes(text[start:i], file=file, line=start_line), line
         i += 1
-    raise SourceParseError("unterminated string literal", file=file, line=start_line)
+    raise SourceParseError("unterminated string literal", at=Location(file, start_line))
 
 
 def _read_raw_string(text: str, i: int, line: int, file: str) -> tuple[int, str, int]:
     paren = text.find("(", i)
     if paren < 0 or paren - i > 16:
-        raise SourceParseError("malformed raw string literal", file=file, line=line)
+        raise SourceParseError("malformed raw string literal", at=Location(file, line))
     close = ")" + text[i:paren] + '"'
     end = text.find(close, paren + 1)
     if end < 0:
-        raise SourceParseError("unterminated raw string literal", file=file, line=line)
+        raise SourceParseError("unterminated raw string literal", at=Location(file, line))
     value = text[paren + 1 : end]
     return end + len(close), value, line + text.count("\n", i, end)
 
@@ -196,7 +197,7 @@ def _read_directive(text: str, i: int, line: int, file: str) -> tuple[int, str, 
         if text.startswith("/*", j):
             k = text.find("*/", j + 2)
             if k < 0:
-                raise SourceParseError("unterminated /* comment", file=file, line=line)
+                raise SourceParseError("unterminated /* comment", at=Location(file, line))
             line += text.count("\n", j, k)
             parts.append(" ")
             j = k + 2
