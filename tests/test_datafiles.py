@@ -81,7 +81,7 @@ def test_a_misspelt_key_in_a_curated_vllm_entry_is_reported_not_dropped(tmp_path
     assert "\n    grid_map:" in text
     bad = tmp_path / "vllm_curated_core.yaml"
     bad.write_text(text.replace("\n    grid_map:", "\n    grid_mapp:", 1))
-    line = bad.read_text().split("\n").index(next(x for x in bad.read_text().split("\n") if "grid_mapp:" in x)) + 1
+    line = next(i for i, x in enumerate(bad.read_text().splitlines(), 1) if "grid_mapp:" in x)
     good, problems = parse_curated(read_yaml(Path(DATA / "vllm_curated_core.yaml")))
     entries, problems = parse_curated(read_yaml(bad))
     assert len(problems) == 1 and len(entries) == len(good) - 1

@@ -253,14 +253,16 @@ def _call_args(toks: list[Token], open_idx: int, file: str, *,
         elif t.kind is TokKind.PUNCT and t.text in ")]}":
             opener = stack.pop()
             if _PAIRS[opener.text] != t.text:
-                raise SourceParseError(f"'{opener.text}' closed by '{t.text}' at line {t.line}", at=Location(file, opener.line))
+                raise SourceParseError(f"'{opener.text}' closed by '{t.text}' at line {t.line}",
+                                       at=Location(file, opener.line))
             if not stack:
                 return ([] if args == [[]] else args), k + 1
         elif len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ",":
             args.append([])
             continue
         elif statement and len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ";":
-            raise SourceParseError(f"unclosed '(': the statement ends at line {t.line} before its ')'", at=Location(file, toks[open_idx].line))
+            raise SourceParseError(f"unclosed '(': the statement ends at line {t.line} before its ')'",
+                                   at=Location(file, toks[open_idx].line))
         if t.kind is not TokKind.DIRECTIVE:
             args[-1].append(t)
     raise SourceParseError("unclosed '(' in a registration call", at=Location(file, toks[open_idx].line))
