@@ -6,6 +6,8 @@ Each subclass also inherits the built-in it means, so callers can catch either.
 
 from __future__ import annotations
 
+from kernelgenbench.locations import Location, mark_located
+
 
 class KgbError(Exception):
     """Base of every error kernelgenbench raises on purpose (bad input, missing source, ...)."""
@@ -16,13 +18,33 @@ class SourceNotFound(KgbError, FileNotFoundError):
 
 
 class SourceParseError(KgbError, ValueError):
-    """An upstream file could not be parsed; the message names the file and line."""
+    """An upstream or data file could not be parsed; the message starts with its place ('file:line: ...').
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
-        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
-        super().__init__(f"{where}{message}")
-        self.file = file
-        self.line = line
+    Pass the place as `at=Location(...)`, or raise without one inside `locations.context(...)`, which puts
+    the place in front. `file=`/`line=` are the older spelling of `at=` and mean the same.
+    """
+
+    def __init__(self, message: str, *, at: Location | None = None, file: str | None = None,
+                 line: int | None = None) -> None:
+        if at is None and file:
+            at = Location(file, line)
+        super().__init__(at.message(message) if at is not None else message)
+        self.file = at.file if at is not None else None
+        self.line = at.line if at is not None else None
+        if at is not None:
+            mark_located(self, at)
+
+    @property
+    def location(self) -> Location | None:
+        """Where the problem is, when known."""
+        return Location(self.file, self.line) if self.file else None
+
+    @property
+    def reason(self) -> str:
+        """The message without its place in front."""
+        text = str(self)
+        where = self.location
+        return text.removeprefix(f"{where}: ") if where is not None else text
 
 
 class RecordInvalid(KgbError, ValueError):

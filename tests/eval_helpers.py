@@ -79,10 +79,10 @@ def run_kgb(*args: str, timeout: float = 300, static_checks: bool = True) -> sub
 
 NO_STATIC_CHECKS = """
 import sys
-import kernelgenbench.evaluator.runner as runner
+import kernelgenbench.evaluator.candidates as candidates
 from kernelgenbench.cli.main import main
 from kernelgenbench.evaluator.status import PASS
-runner.check_source = lambda code, filename="": PASS
+candidates.check_source = lambda code, filename="": PASS
 sys.argv[0] = "kgb"
 main()
 """

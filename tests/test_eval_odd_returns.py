@@ -129,13 +129,14 @@ def test_packing_check():
 
 
 def test_an_evaluator_failure_is_the_candidates_result_and_the_run_goes_on(monkeypatch, tmp_path):
-    from kernelgenbench.evaluator import runner
+    from kernelgenbench.dataset.load import load_tasks
+    from kernelgenbench.evaluator import rounds, runner
     from kernelgenbench.evaluator.solutions import Candidate
 
-    tasks = runner.load_tasks_jsonl(EXAMPLE_TASKS)
+    tasks = load_tasks(EXAMPLE_TASKS)
     row = next(r for r in example_rows() if r["candidate_id"] == "example:aten__mul.Tensor")
     cands = [Candidate(task_id=row["task_id"], candidate_id=c, code=row["code"]) for c in ("first", "second")]
-    real = runner.judge_call
+    real = rounds.judge_call
     calls = []
 
     def judge_once_broken(*a, **kw):  # fault injection: the evaluator's own bug on the first candidate only
@@ -144,7 +145,7 @@ def test_an_evaluator_failure_is_the_candidates_result_and_the_run_goes_on(monke
             raise KeyError("a bug in the judge")
         return real(*a, **kw)
 
-    monkeypatch.setattr(runner, "judge_call", judge_once_broken)
+    monkeypatch.setattr(rounds, "judge_call", judge_once_broken)
     out = tmp_path / "results.jsonl"
     results = runner.run(tasks, cands, config=runner.EvalConfig(device="cpu", rounds=1, call_timeout_s=60), out=out)
     assert [r.status for r in results] == [Status.EVALUATOR_ERROR, Status.PASSED]

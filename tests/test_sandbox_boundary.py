@@ -10,7 +10,10 @@ import sys
 JUDGING = ("kernelgenbench.evaluator.judge", "kernelgenbench.evaluator.compare", "kernelgenbench.evaluator.runner",
            "kernelgenbench.evaluator.dispatch_guard", "kernelgenbench.evaluator.static_checks",
            "kernelgenbench.evaluator.summary", "kernelgenbench.evaluator.report", "kernelgenbench.evaluator.checks",
-           "kernelgenbench.evaluator.supervisor", "kernelgenbench.dataset.load")
+           "kernelgenbench.evaluator.supervisor", "kernelgenbench.dataset.load",
+           # the runner's parts (evaluator/runner.py was split by responsibility)
+           "kernelgenbench.evaluator.candidates", "kernelgenbench.evaluator.rounds",
+           "kernelgenbench.evaluator.context", "kernelgenbench.evaluator.results")
 
 
 def test_sandbox_imports_no_judging_code():

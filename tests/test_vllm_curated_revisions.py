@@ -6,14 +6,15 @@ import dataclasses
 import re
 
 import pytest
+import yaml
 
-from kernelgenbench.errors import SourceParseError
+from kernelgenbench.datafiles import parse_yaml
 from kernelgenbench.extractors.vllm.curated import (
     CuratedData,
     CuratedEntry,
     SchemaRevision,
-    _entry,
     load_curated_data,
+    parse_curated,
 )
 from kernelgenbench.extractors.vllm.extract import _outcome, resolve_entry
 from kernelgenbench.extractors.vllm.records import ReferenceStatus
@@ -98,8 +99,8 @@ def _raw(**kw: object) -> dict:
 
 @pytest.mark.parametrize(("revision", "message"), [
     ({"since": "0.33.0", "schema": "rms_norm(Tensor x) -> ()", "function": "rms_norm_v033", "extra": 1},
-     "each revision is a mapping with since, schema, function"),
-    ({"since": "0.33.0", "schema": "rms_norm(Tensor x) -> ()"}, "each revision is a mapping with since, schema, function"),
+     "entry 'rms_norm': revision 0: unknown key 'extra'"),
+    ({"since": "0.33.0", "schema": "rms_norm(Tensor x) -> ()"}, "entry 'rms_norm': revision 0: missing function"),
     ({"since": "0.33.0", "schema": "other(Tensor x) -> ()", "function": "rms_norm_v033"},
      "revision schema must start with 'rms_norm('"),
     ({"since": "0.33.0", "name": "rms2", "schema": "rms_norm(Tensor x) -> ()", "function": "rms_norm_v033"},
@@ -108,8 +109,10 @@ def _raw(**kw: object) -> dict:
      "defines no function 'no_such_function'"),
 ])
 def test_revisions_are_read_strictly(revision: dict, message: str) -> None:
-    with pytest.raises(SourceParseError, match=re.escape(message)):
-        _entry("rms_norm", _raw(revisions=[revision]), "vllm_curated_core.yaml", 9)
+    text = yaml.safe_dump({"ops": {"rms_norm": _raw(revisions=[revision])}}, sort_keys=False)
+    entries, problems = parse_curated(parse_yaml(text, "vllm_curated_core.yaml"))
+    assert entries == {} and len(problems) == 1
+    assert re.match(r"vllm_curated_core\.yaml:\d+: ", problems[0]) and message in problems[0], problems[0]
 
 
 def test_shipped_revisions_name_functions_of_their_module() -> None:

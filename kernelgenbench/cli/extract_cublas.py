@@ -8,9 +8,12 @@ from typing import Annotated
 
 import typer
 
+from kernelgenbench.cli.extract_common import check_out, ensure_group, write_records
+
 
 def register(app: typer.Typer, extract_app: typer.Typer) -> None:
     """Add the `cublas` command to `kgb extract` / `kgb-extract`."""
+    ensure_group(extract_app)
 
     @extract_app.command("cublas")
     def cublas(
@@ -24,18 +27,14 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         only_curated: Annotated[bool, typer.Option("--only-curated", help="Only the 50 curated routines.")] = False,
     ) -> None:
         """Extract one task record per function declared in cublas_api.h (about 530 in 12.9)."""
-        from kernelgenbench.dataset.record import canonical_json
         from kernelgenbench.extractors.cublas.headers import fetch, locate
         from kernelgenbench.extractors.cublas.records import extract
 
+        check_out(out)
         headers = locate(source) if source is not None else fetch(version)
         result = extract(headers)
         records = [r for r in result.records if r["details"]["cublas"]["curated"] or not only_curated]
-        text = "".join(canonical_json(r) + "\n" for r in records)
-        if out == "-":
-            sys.stdout.write(text)
-        else:
-            Path(out).write_text(text)
+        write_records(records, out)
         h = result.header
         unresolved = [e.name for e in h.enums if not e.enumerators]
         curated = sum(r["details"]["cublas"]["curated"] for r in records)

@@ -89,7 +89,42 @@ def card_context(
     members = {config.name: [r for r in records if config.contains(r)] for config, _ in written}
     default = next((c.name for c, _ in written if c.default), written[0][0].name)
     category_config = "ms" if "ms" in members else default
-    curated = members[category_config]
+    return {
+        "front_matter": yaml.safe_dump(front_matter(written, len({r["id"] for m in members.values() for r in m})),
+                                       sort_keys=False, allow_unicode=True),
+        "pretty_name": PRETTY_NAME,
+        "builder_version": builder_version,
+        "record_versions": ", ".join(str(v) for v in sorted({r["record_version"] for r in records})),
+        "repo_id": repo_id,
+        "default_config": default,
+        "configs": [
+            {"name": c.name, "default": c.default, "rows": f.rows, "description": c.description, "rule": c.rule}
+            for c, f in written
+        ],
+        "omitted": dict(omitted),
+        "source_columns": [c.name for c, _ in written],
+        "sources": [
+            {"name": s, "counts": [sum(1 for r in members[c.name] if r["source"] == s) for c, _ in written]}
+            for s in _SOURCES
+            if any(r["source"] == s for r in records)
+        ],
+        **_categories(members[category_config], category_config),
+        "upstreams": upstreams(records),
+        "columns": [
+            {
+                "name": name,
+                "type": "JSON text" if name in JSON_FIELDS else _type_text(feature),
+                "doc": COLUMN_DOCS[name],
+            }
+            for name, feature in FEATURES.items()
+        ],
+        "license_text": "the Apache-2.0 license",
+        "split": SPLIT,
+    }
+
+
+def _categories(curated: Sequence[Mapping[str, Any]], category_config: str) -> dict[str, Any]:
+    """The card's curated summary line and its category table, from the records of `category_config`."""
     categories = sorted({r["category"] for r in curated})
     by_cat = Counter((r["category"], r["source"]) for r in curated)
     category_sources = [s for s in _SOURCES if any(r["source"] == s for r in curated)]
@@ -104,25 +139,7 @@ def card_context(
         f"{per_source['cublas']} cuBLAS routines."
     )
     return {
-        "front_matter": yaml.safe_dump(front_matter(written, len({r["id"] for m in members.values() for r in m})),
-                                       sort_keys=False, allow_unicode=True),
-        "pretty_name": PRETTY_NAME,
-        "builder_version": builder_version,
-        "record_versions": ", ".join(str(v) for v in sorted({r["record_version"] for r in records})),
         "curated_summary": curated_summary,
-        "repo_id": repo_id,
-        "default_config": default,
-        "configs": [
-            {"name": c.name, "default": c.default, "rows": f.rows, "description": c.description, "rule": c.rule}
-            for c, f in written
-        ],
-        "omitted": dict(omitted),
-        "source_columns": [c.name for c, _ in written],
-        "sources": [
-            {"name": s, "counts": [sum(1 for r in members[c.name] if r["source"] == s) for c, _ in written]}
-            for s in _SOURCES
-            if any(r["source"] == s for r in records)
-        ],
         "category_config": category_config,
         "category_sources": category_sources,
         "categories": [
@@ -133,17 +150,6 @@ def card_context(
             }
             for cat in categories
         ],
-        "upstreams": upstreams(records),
-        "columns": [
-            {
-                "name": name,
-                "type": "JSON text" if name in JSON_FIELDS else _type_text(feature),
-                "doc": COLUMN_DOCS[name],
-            }
-            for name, feature in FEATURES.items()
-        ],
-        "license_text": "the Apache-2.0 license",
-        "split": SPLIT,
     }
 
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import DatasetError
 
 SPLIT = "test"
@@ -46,9 +44,8 @@ class DatasetConfig:
 @functools.cache
 def dataset_configs() -> tuple[DatasetConfig, ...]:
     """The configs, in card order, read from kernelgenbench/data/dataset_configs.yaml."""
-    text = (resources.files("kernelgenbench.data") / "dataset_configs.yaml").read_text()
     configs = []
-    for entry in yaml.safe_load(text):
+    for entry in load_data("dataset_configs.yaml", top=list):
         where = dict(entry.get("where", {}))
         configs.append(
             DatasetConfig(
@@ -82,8 +79,7 @@ def default_config() -> DatasetConfig:
 @functools.cache
 def curated_operator_counts() -> dict[str, int]:
     """Curated operators per source, from the curated lists themselves: the one place the counts come from."""
-    data = resources.files("kernelgenbench.data")
-    aten = yaml.safe_load((data / "aten_curated.yaml").read_text())["names"]
-    vllm = yaml.safe_load((data / "vllm_curated_names.yaml").read_text())["curated"]
-    cublas = yaml.safe_load((data / "cublas_curated.yaml").read_text())
+    aten = load_data("aten_curated.yaml", top=dict)["names"]
+    vllm = load_data("vllm_curated_names.yaml", top=dict)["curated"]
+    cublas = load_data("cublas_curated.yaml", top=list)
     return {"aten": len(set(aten)), "vllm": len(vllm), "cublas": len(set(cublas))}

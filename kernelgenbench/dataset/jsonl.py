@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelgenbench.errors import SourceNotFound
+from kernelgenbench.locations import Location
 
 
 @dataclass(frozen=True)
@@ -20,9 +21,14 @@ class LocatedRecord:
     line: int
 
     @property
+    def location(self) -> Location:
+        """Where the record was read."""
+        return Location(self.file, self.line)
+
+    @property
     def where(self) -> str:
         """`file:line`, for messages."""
-        return f"{self.file}:{self.line}"
+        return str(self.location)
 
 
 @dataclass(frozen=True)
@@ -61,10 +67,12 @@ def read_jsonl(paths: Iterable[str | Path]) -> JsonlRead:
                 try:
                     value = json.loads(text)
                 except json.JSONDecodeError as exc:
-                    problems.append(f"{path}:{lineno}: not JSON ({exc.msg} at column {exc.colno}); fix or drop the line")
+                    problems.append(Location(str(path), lineno).message(
+                        f"not JSON ({exc.msg} at column {exc.colno}); fix or drop the line"))
                     continue
                 if not isinstance(value, dict):
-                    problems.append(f"{path}:{lineno}: a record must be a JSON object, got {type(value).__name__}")
+                    problems.append(Location(str(path), lineno).message(
+                        f"a record must be a JSON object, got {type(value).__name__}"))
                     continue
                 records.append(LocatedRecord(value, str(path), lineno))
     return JsonlRead(tuple(records), tuple(problems))

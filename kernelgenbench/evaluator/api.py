@@ -51,6 +51,17 @@ def resolve_tasks(tasks: Iterable[Task | Mapping[str, Any]] | None, dataset: str
     return load_tasks(dataset, config=config, split=split, revision=revision)
 
 
+def _only(task_ids: Sequence[str] | None, tasks: list[Task], cands: list[Candidate]) -> tuple[list[Task], list[Candidate]]:
+    """The tasks and candidates of `task_ids` (all when None); an id the tasks lack is an error."""
+    if not task_ids:
+        return tasks, cands
+    wanted = set(task_ids)
+    unknown = wanted - {t.id for t in tasks}
+    if unknown:
+        raise DatasetError(f"unknown task id(s) {sorted(unknown)}; check --tasks against the dataset")
+    return [t for t in tasks if t.id in wanted], [c for c in cands if c.task_id in wanted]
+
+
 def evaluate(
     solutions: Solutions,
     *,
@@ -88,24 +99,14 @@ def evaluate(
     if out is not None:
         check_writable(Path(out), resume=resume, overwrite=overwrite)  # before any work: fail in one line
     cands = as_candidates(solutions)  # cheap, so a bad solutions path fails before the dataset is read
-    all_tasks = resolve_tasks(tasks, dataset, config, split, revision)
-    if task_ids:
-        wanted = set(task_ids)
-        unknown = wanted - {t.id for t in all_tasks}
-        if unknown:
-            raise DatasetError(f"unknown task id(s) {sorted(unknown)}; check --tasks against the dataset")
-        all_tasks = [t for t in all_tasks if t.id in wanted]
-        cands = [c for c in cands if c.task_id in wanted]
+    all_tasks, cands = _only(task_ids, resolve_tasks(tasks, dataset, config, split, revision), cands)
     overrides: dict[str, Any] = {"device": device, "rounds": rounds, "seed": seed, "workers": workers,
                                  "compile_baseline": compile_baseline}
     if dataset is not None and Path(dataset).exists():
         overrides["hidden_paths"] = (str(Path(dataset).resolve()),)  # workers never read the dataset's files
-    if call_timeout_s is not None:
-        overrides["call_timeout_s"] = call_timeout_s
-    if memory_cap_bytes is not None:
-        overrides["memory_cap_bytes"] = memory_cap_bytes
-    if timing is not None:
-        overrides["timing"] = dict(timing)
+    given = {"call_timeout_s": call_timeout_s, "memory_cap_bytes": memory_cap_bytes,
+             "timing": dict(timing) if timing is not None else None}
+    overrides.update({k: v for k, v in given.items() if v is not None})
     out_path = Path(out) if out is not None else None
     if ray or platforms.strip().lower() not in ("", "one", "any"):
         if not ray:

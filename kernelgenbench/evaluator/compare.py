@@ -9,12 +9,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import Any
 
 import torch
-import yaml
 
+from kernelgenbench.datafiles import load_data
 from kernelgenbench.dataset.record import CompareRule, Task, Tolerance
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 
@@ -28,8 +27,7 @@ RANDOM_MIN_ELEMENTS = 64
 @functools.cache
 def default_tolerances() -> dict[str, Tolerance]:
     """The per-dtype tolerance used when a record names none for a dtype (kernelgenbench/data)."""
-    text = (resources.files("kernelgenbench.data") / "eval_default_tolerance.yaml").read_text()
-    return {k: Tolerance(**v) for k, v in yaml.safe_load(text).items()}
+    return {k: Tolerance(**v) for k, v in load_data("eval_default_tolerance.yaml", top=dict).items()}
 
 
 def dtype_name(dtype: torch.dtype) -> str:

@@ -19,10 +19,9 @@ import enum
 import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import yaml
+from kernelgenbench.datafiles import load_data
 
 
 class OpClass(enum.Enum):
@@ -61,7 +60,7 @@ class Policy:
 @functools.cache
 def policy() -> Policy:
     """The policy from kernelgenbench/data/eval_dispatch_allowlist.yaml."""
-    data = yaml.safe_load((resources.files("kernelgenbench.data") / "eval_dispatch_allowlist.yaml").read_text())
+    data = load_data("eval_dispatch_allowlist.yaml", top=dict)
     reads = data["scalar_reads"]
     return Policy(frozenset(data["allocation"]), frozenset(data["fills"]), frozenset(data["copy"]),
                   frozenset(data["aliases"]), frozenset(reads["ops"]), int(reads["max_per_call"]),

@@ -1,6 +1,6 @@
 """Evaluation on a Ray cluster: one evaluator pool per node, verdicts streamed back to the driver.
 
-Each node gets one actor that holds every accelerator of the node and owns today's `_Context` (its
+Each node gets one actor that holds every accelerator of the node and owns today's `RunContext` (its
 DevicePool, device locks and worker uids): it evaluates the candidates it is sent with `evaluate_candidate`,
 each in its own isolated worker process exactly as a single-machine run does, and returns the candidate's
 rows (its workload rows, then its candidate row) as plain dicts. The driver alone writes the results file,
@@ -30,15 +30,14 @@ from typing import Any
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator import platform as platform_mod
+from kernelgenbench.evaluator.candidates import evaluate_candidate
+from kernelgenbench.evaluator.config import EvalConfig, auto_workers
+from kernelgenbench.evaluator.context import RunContext
 from kernelgenbench.evaluator.precision import precision_policy
-from kernelgenbench.evaluator.runner import (
+from kernelgenbench.evaluator.results import (
     CandidateResult,
-    EvalConfig,
     ResultsWriter,
     WorkloadResult,
-    _Context,
-    auto_workers,
-    evaluate_candidate,
     read_rows,
     resolve_seed,
 )
@@ -94,7 +93,7 @@ def result_from_rows(rows: Sequence[Mapping[str, Any]]) -> CandidateResult:
 
 
 class NodeEvaluator:
-    """One node's evaluator pool (runs as a Ray actor): a `_Context` over the node's devices, fed by the driver."""
+    """One node's evaluator pool (runs as a Ray actor): a `RunContext` over the node's devices, fed by the driver."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         cfg = EvalConfig(**{**config, "hidden_paths": tuple(config.get("hidden_paths", ()))})
@@ -106,7 +105,7 @@ class NodeEvaluator:
         self._stack.enter_context(precision_policy(allow_tf32=False))
         tmp = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="kgb-eval-")))
         self._local = threading.local()  # each call runs in its own thread of the actor; its rows go to it
-        self.ctx = _Context(cfg, self.devices, ResultsWriter(None, on_row=self._capture), tmp)
+        self.ctx = RunContext(cfg, self.devices, ResultsWriter(None, on_row=self._capture), tmp)
 
     def _capture(self, row: dict[str, Any]) -> None:
         self._local.rows.append(row)

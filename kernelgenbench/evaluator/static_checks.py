@@ -15,11 +15,9 @@ from __future__ import annotations
 import ast
 import functools
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 
@@ -54,7 +52,7 @@ class Forbidden:
 @functools.cache
 def forbidden() -> Forbidden:
     """The lists from kernelgenbench/data/eval_forbidden.yaml (an unknown key there is an error)."""
-    data: dict[str, Any] = yaml.safe_load((resources.files("kernelgenbench.data") / "eval_forbidden.yaml").read_text())
+    data: dict[str, Any] = load_data("eval_forbidden.yaml", top=dict)
     out = Forbidden(
         modules=dict(data.pop("modules")), calls=dict(data.pop("calls")), methods=dict(data.pop("methods")),
         native_libraries=tuple(data.pop("native_libraries")), attributes=dict(data.pop("attributes")),

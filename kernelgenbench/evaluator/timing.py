@@ -323,21 +323,10 @@ def timer_functions() -> dict[str, Any]:
     return found
 
 
-def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, device: str | torch.device,
-                  config: TimingConfig = TimingConfig(), precision: dict[str, Any] | None = None) -> Timing:
-    """Time `fn` on fresh argument sets from the factory `arg_sets(i)`; the Timing says how and how long."""
-    dev = torch.device(device)
-    if dev.type == "cpu":
-        return unavailable("no accelerator: correctness only (Triton interpreter)")
-    mod = _device_module(dev)
-    base = [arg_sets(i) for i in range(min(4, config.reps))]
-    # Graph mode rotates through enough sets to cover 4x the L2; the budget caps them all.
-    want = config.reps + config.warmup + (max(2 * config.graph_calls, 256) if config.graph else 0)
-    sets = fresh_arg_sets(base, want, config.buffer_budget_bytes)
-    flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
-    flush = _flush_fn(dev, flush_bytes, config.flush_mode) if flush_bytes else None
-
-    reps = timed_reps(config, _warm_up(fn, sets, mod, dev, config))
+def _timed_reps(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.device, config: TimingConfig,
+                reps: int, flush: Callable[[], None] | None) -> tuple[list[float], list[tuple[int, int, int, str]]]:
+    """`reps` calls between events (a device profiler around them where the backend has one): each call's
+    event time in microseconds, and the device activities the profiler saw."""
     starts = [mod.Event(enable_timing=True) for _ in range(reps)]
     ends = [mod.Event(enable_timing=True) for _ in range(reps)]
     acts: list[tuple[int, int, int, str]] = []
@@ -363,7 +352,25 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
             prof_ctx.__exit__(None, None, None)
     if prof_ctx is not None:
         acts = _device_activities(prof_ctx)
-    event_us = [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends, strict=True)]
+    return [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends, strict=True)], acts
+
+
+def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, device: str | torch.device,
+                  config: TimingConfig = TimingConfig(), precision: dict[str, Any] | None = None) -> Timing:
+    """Time `fn` on fresh argument sets from the factory `arg_sets(i)`; the Timing says how and how long."""
+    dev = torch.device(device)
+    if dev.type == "cpu":
+        return unavailable("no accelerator: correctness only (Triton interpreter)")
+    mod = _device_module(dev)
+    base = [arg_sets(i) for i in range(min(4, config.reps))]
+    # Graph mode rotates through enough sets to cover 4x the L2; the budget caps them all.
+    want = config.reps + config.warmup + (max(2 * config.graph_calls, 256) if config.graph else 0)
+    sets = fresh_arg_sets(base, want, config.buffer_budget_bytes)
+    flush_bytes = 2 * l2_bytes(dev) if config.flush_l2 else 0
+    flush = _flush_fn(dev, flush_bytes, config.flush_mode) if flush_bytes else None
+
+    reps = timed_reps(config, _warm_up(fn, sets, mod, dev, config))
+    event_us, acts = _timed_reps(fn, sets, mod, dev, config, reps, flush)
     event_median, _ = _quantiles(event_us)
 
     spans, streams, per_call = _spans(acts, reps) if acts else ([], 0, 0.0)

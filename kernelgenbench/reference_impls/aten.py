@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import functools
 import keyword
-from importlib import resources
 from typing import Any
 
-import yaml
+from kernelgenbench.datafiles import load_data
 
 MODULE = "kernelgenbench.reference_impls.aten"
 
@@ -50,8 +49,7 @@ def {function}(*args, **kwargs):
 
 @functools.cache
 def _fallbacks() -> dict[str, dict[str, str]]:
-    text = (resources.files("kernelgenbench.data") / "aten_reference_fallbacks.yaml").read_text()
-    return dict(yaml.safe_load(text) or {})
+    return dict(load_data("aten_reference_fallbacks.yaml") or {})
 
 
 def entry_point(name: str, overload: str) -> str:

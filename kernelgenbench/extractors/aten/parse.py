@@ -11,9 +11,11 @@ from pathlib import Path
 
 import yaml
 from torchgen.gen import LineLoader, parse_tags_yaml_struct
-from torchgen.model import Location, NativeFunction, SchemaKind
+from torchgen.model import Location as TorchgenLocation
+from torchgen.model import NativeFunction, SchemaKind
 
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location, context
 
 
 @dataclass(frozen=True)
@@ -44,13 +46,21 @@ class ParsedFunction:
 class SkippedEntry:
     """A yaml entry that could not be parsed, and why."""
 
-    file: str
-    line: int | None
+    location: Location
     reason: str
 
+    @property
+    def file(self) -> str:
+        """The yaml file."""
+        return self.location.file
+
+    @property
+    def line(self) -> int | None:
+        """The entry's line, when known."""
+        return self.location.line
+
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.reason}"
+        return self.location.message(self.reason)
 
 
 @dataclass(frozen=True)
@@ -70,9 +80,9 @@ def _load(path: Path) -> object:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        raise SourceParseError(f"not valid YAML: {exc.problem or exc}", file=str(path), line=line) from None
+        raise SourceParseError(f"not valid YAML: {exc.problem or exc}", at=Location(str(path), line)) from None
     except (yaml.YAMLError, AssertionError) as exc:  # torchgen's loader asserts on duplicate keys
-        raise SourceParseError(f"not valid YAML: {exc}", file=str(path)) from None
+        raise SourceParseError(f"not valid YAML: {exc}", at=Location(str(path))) from None
 
 
 def load_tags(path: Path) -> frozenset[str]:
@@ -81,7 +91,7 @@ def load_tags(path: Path) -> frozenset[str]:
     try:
         return frozenset(parse_tags_yaml_struct(es, path=str(path)))
     except (AssertionError, AttributeError, KeyError, TypeError) as exc:
-        raise SourceParseError(f"malformed tags file: {_first_line(exc)}", file=str(path)) from None
+        raise SourceParseError(f"malformed tags file: {_first_line(exc)}", at=Location(str(path))) from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -92,14 +102,15 @@ def _first_line(exc: BaseException) -> str:
 def parse_entry(e: object, path: str, valid_tags: set[str]) -> ParsedFunction:
     """One yaml entry through torchgen's own model; raises SourceParseError naming file and line."""
     line = e.get("__line__") if isinstance(e, dict) else None
-    if not isinstance(e, dict):
-        raise SourceParseError(f"entry is a {type(e).__name__}, expected a mapping with 'func:'", file=path)
-    if "func" not in e:
-        raise SourceParseError("entry has no 'func:' key", file=path, line=line)
-    try:
-        func, backend = NativeFunction.from_yaml(e, Location(path, line or 0), valid_tags)
-    except Exception as exc:  # noqa: BLE001 - torchgen asserts/raises many types; each is one bad entry
-        raise SourceParseError(f"{_first_line(exc)} (in {e['func']!r})", file=path, line=line) from None
+    with context(Location(path, line)):
+        if not isinstance(e, dict):
+            raise SourceParseError(f"entry is a {type(e).__name__}, expected a mapping with 'func:'")
+        if "func" not in e:
+            raise SourceParseError("entry has no 'func:' key")
+        try:
+            func, backend = NativeFunction.from_yaml(e, TorchgenLocation(path, line or 0), valid_tags)
+        except Exception as exc:  # noqa: BLE001 - torchgen asserts/raises many types; each is one bad entry
+            raise SourceParseError(f"{_first_line(exc)} (in {e['func']!r})") from None
     return ParsedFunction(func, int(line or 0), tuple(sorted(str(k) for k in backend)))
 
 
@@ -110,7 +121,7 @@ def parse_native_functions(
     valid_tags = set(load_tags(tags_path))
     es = _load(path)
     if not isinstance(es, list):
-        raise SourceParseError("expected a list of native function entries at the top level", file=str(path))
+        raise SourceParseError("expected a list of native function entries at the top level", at=Location(str(path)))
     functions: list[ParsedFunction] = []
     skipped: list[SkippedEntry] = []
     seen: dict[str, int] = {}
@@ -118,12 +129,11 @@ def parse_native_functions(
         try:
             pf = parse_entry(e, str(path), valid_tags)
         except SourceParseError as exc:
-            prefix = f"{path}:{exc.line}: " if exc.line else f"{path}: "
-            skipped.append(SkippedEntry(str(path), exc.line, str(exc).removeprefix(prefix)))
+            skipped.append(SkippedEntry(Location(str(path), exc.line), exc.reason))
         else:
             if pf.qualified_name in seen:
-                skipped.append(SkippedEntry(str(path), pf.line, f"duplicate overload {pf.qualified_name} "
-                                                                f"(first defined at line {seen[pf.qualified_name]})"))
+                skipped.append(SkippedEntry(Location(str(path), pf.line), f"duplicate overload {pf.qualified_name} "
+                                                                          f"(first defined at line {seen[pf.qualified_name]})"))
             else:
                 seen[pf.qualified_name] = pf.line
                 functions.append(pf)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import yaml
+from kernelgenbench.datafiles import load_data
 
 # Variant suffixes, stripped from the end of the name in this order (cublasGemmStridedBatchedEx,
 # cublasSgemm_v2_64, cublasCherk3mEx).
@@ -48,8 +47,7 @@ class Classification:
 @functools.cache
 def families_data() -> dict[str, Any]:
     """The parsed data/cublas_families.yaml."""
-    text = resources.files("kernelgenbench").joinpath("data", "cublas_families.yaml").read_text()
-    return yaml.safe_load(text)
+    return load_data("cublas_families.yaml", top=dict)
 
 
 @functools.cache

@@ -13,30 +13,19 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-import yaml
 from pycparser import c_ast, c_parser
 
+from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import SourceNotFound, SourceParseError
+from kernelgenbench.locations import Location, context
 
 # 12.x headers refuse to be included unless CUBLASAPI is defined (it carries dllexport on Windows);
 # 13.x dropped the prefix, and defining it there is harmless.
 _DEFINES = ("-DCUBLASAPI=", "-DCUBLASWINAPI=")
 _GCC_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)$", re.M)
 _PYC_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?:\d+:)?\s*(?P<msg>.*)$", re.S)
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where a declaration starts: file name (as given to the parser) and 1-based line."""
-
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)
@@ -147,8 +136,7 @@ class Header:
 
 @functools.cache
 def _stub_headers() -> dict[str, str]:
-    text = resources.files("kernelgenbench").joinpath("data", "cublas_stub_headers.yaml").read_text()
-    return yaml.safe_load(text)
+    return load_data("cublas_stub_headers.yaml", top=dict)
 
 
 def preprocess(header: Path, *, library_types: Path | None = None) -> str:
@@ -174,8 +162,8 @@ def preprocess(header: Path, *, library_types: Path | None = None) -> str:
             m = _GCC_ERROR.search(proc.stderr)
             if m:
                 file = str(header) if Path(m["file"]).name == header.name else Path(m["file"]).name
-                raise SourceParseError(m["msg"].strip(), file=file, line=int(m["line"]))
-            raise SourceParseError(f"gcc -E failed: {proc.stderr.strip().splitlines()[-1:]}", file=str(header))
+                raise SourceParseError(m["msg"].strip(), at=Location(file, int(m["line"])))
+            raise SourceParseError(f"gcc -E failed: {proc.stderr.strip().splitlines()[-1:]}", at=Location(str(header)))
         return proc.stdout.replace(f'"{copy}"', f'"{header}"')
 
 
@@ -229,14 +217,14 @@ def parse_preprocessed(text: str, *, file: str, version: str = "unknown") -> Hea
         m = _PYC_ERROR.match(str(exc))
         if m and m["line"]:
             msg = re.sub(r"^before: (.*)$", r"syntax error before '\1'", m["msg"].strip())
-            raise SourceParseError(f"cannot parse C: {msg}", file=m["file"] or file, line=int(m["line"])) from None
+            raise SourceParseError(f"cannot parse C: {msg}", at=Location(m["file"] or file, int(m["line"]))) from None
         # Some pycparser errors carry no position; the token it stopped at has one.
         tok = parser._peek()  # noqa: SLF001
         msg = str(exc).rsplit(": ", 1)[-1]
         if tok is not None:
             raise SourceParseError(f"cannot parse C: {msg} near {tok.value!r} (an undeclared type name?)",
-                                   file=tok.filename or file, line=tok.lineno) from None
-        raise SourceParseError(f"cannot parse C: {msg}", file=file) from None
+                                   at=Location(tok.filename or file, tok.lineno)) from None
+        raise SourceParseError(f"cannot parse C: {msg}", at=Location(file)) from None
     functions: list[Prototype] = []
     enums: list[EnumType] = []
     tagged: dict[str, c_ast.Enum] = {}
@@ -311,11 +299,11 @@ def _const_eval(node: c_ast.Node, consts: dict[str, int], loc: Location) -> int:
     if isinstance(node, c_ast.Cast):
         return _const_eval(node.expr, consts, loc)
     raise SourceParseError(f"enumerator value is not an integer constant: {type(node).__name__}",
-                           file=loc.file, line=int(node.coord.line) if node.coord else loc.line)
+                           at=loc.at(int(node.coord.line)) if node.coord else loc)
 
 
-def _ctype(t: c_ast.Node, where: Location) -> tuple[CType, bool]:
-    """The CType of a declarator and whether it ended in []."""
+def _ctype(t: c_ast.Node) -> tuple[CType, bool]:
+    """The CType of a declarator and whether it ended in [] (errors are placed by the caller's context)."""
     array = False
     if isinstance(t, c_ast.ArrayDecl):
         array, t = True, t.type
@@ -324,35 +312,40 @@ def _ctype(t: c_ast.Node, where: Location) -> tuple[CType, bool]:
         pointers.append("const" in t.quals)
         t = t.type
     if not isinstance(t, c_ast.TypeDecl):
-        raise SourceParseError(f"unsupported declarator {type(t).__name__}", file=where.file, line=where.line)
+        raise SourceParseError(f"unsupported declarator {type(t).__name__}")
     inner = t.type
     if isinstance(inner, c_ast.IdentifierType):
         base = " ".join(inner.names)
     elif isinstance(inner, (c_ast.Struct, c_ast.Enum)):
         base = f"{'struct' if isinstance(inner, c_ast.Struct) else 'enum'} {inner.name}"
     else:
-        raise SourceParseError(f"unsupported type {type(inner).__name__}", file=where.file, line=where.line)
+        raise SourceParseError(f"unsupported type {type(inner).__name__}")
     # pycparser lists pointer levels outermost first; CType keeps them nearest-the-base first.
     return CType(base, "const" in t.quals, tuple(reversed(pointers))), array
 
 
 def _prototype(decl: c_ast.Decl) -> Prototype:
     loc = _loc(decl)
+    with context(loc):
+        return _prototype_at(decl, loc)
+
+
+def _prototype_at(decl: c_ast.Decl, loc: Location) -> Prototype:
     fn: c_ast.FuncDecl = decl.type
-    returns, _ = _ctype(fn.type, loc)
+    returns, _ = _ctype(fn.type)
     params: list[CParam] = []
     for i, p in enumerate(fn.args.params if fn.args else ()):
         if isinstance(p, c_ast.Typename) and isinstance(p.type, c_ast.TypeDecl) and \
                 getattr(p.type.type, "names", None) == ["void"] and not p.type.quals:
             continue  # f(void)
         if isinstance(p, c_ast.EllipsisParam):
-            raise SourceParseError("variadic prototypes are not supported", file=loc.file, line=loc.line)
+            raise SourceParseError("variadic prototypes are not supported")
         t = p.type
         if isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.FuncDecl):
             # A callback parameter (cublasLoggerConfigure's, cublasSetLoggerCallback's): keep its text.
             params.append(CParam(p.name or f"arg{i}", CType(_callback_text(t), False, ()), False))
             continue
-        ctype, array = _ctype(t, loc)
+        ctype, array = _ctype(t)
         params.append(CParam(p.name or f"arg{i}", ctype, array))
     return Prototype(decl.name, returns, tuple(params), loc)
 
@@ -379,5 +372,5 @@ def parse_prototype(text: str) -> Prototype:
     decls = "".join(f"typedef int {w};\n" for w in sorted(words - _C_WORDS - known))
     header = parse_preprocessed(f"{prelude}\n{decls}# 1 \"<prototype>\"\n{text}\n", file="<prototype>")
     if len(header.functions) != 1:
-        raise SourceParseError(f"expected one prototype, found {len(header.functions)}", file="<prototype>")
+        raise SourceParseError(f"expected one prototype, found {len(header.functions)}", at=Location("<prototype>"))
     return header.functions[0]

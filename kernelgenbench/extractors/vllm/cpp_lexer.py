@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location
 
 
 class TokKind(enum.Enum):
@@ -54,7 +55,7 @@ def decode_escapes(body: str, *, file: str, line: int) -> str:
             i += 1
             continue
         if i + 1 >= n:
-            raise SourceParseError("string literal ends with a lone backslash", file=file, line=line)
+            raise SourceParseError("string literal ends with a lone backslash", at=Location(file, line))
         e = body[i + 1]
         if e in _SIMPLE_ESCAPES:
             out.append(_SIMPLE_ESCAPES[e])
@@ -68,11 +69,11 @@ def decode_escapes(body: str, *, file: str, line: int) -> str:
             width = {"x": None, "u": 4, "U": 8}[e]
             m = re.match(r"[0-9A-Fa-f]+" if width is None else f"[0-9A-Fa-f]{{{width}}}", body[i + 2 :])
             if not m:
-                raise SourceParseError(f"bad \\{e} escape in a string literal", file=file, line=line)
+                raise SourceParseError(f"bad \\{e} escape in a string literal", at=Location(file, line))
             out.append(chr(int(m.group(), 16)))
             i += 2 + len(m.group())
         else:
-            raise SourceParseError(f"unknown escape \\{e} in a string literal", file=file, line=line)
+            raise SourceParseError(f"unknown escape \\{e} in a string literal", at=Location(file, line))
     return "".join(out)
 
 
@@ -82,68 +83,66 @@ def tokenize(text: str, *, file: str) -> list[Token]:
     i, n, line = 0, len(text), 1
     at_line_start = True
     while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-            i += 1
-            at_line_start = True
+        skipped = _skip_blank(text, i, line, file)
+        if skipped is not None:
+            i, line, newline = skipped
+            at_line_start = at_line_start or newline
             continue
-        if c in " \t\r\f\v":
-            i += 1
-            continue
-        if c == "\\" and text.startswith("\\\n", i):
-            i += 2
-            line += 1
-            continue
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise SourceParseError("unterminated /* comment", file=file, line=line)
-            line += text.count("\n", i, j)
-            i = j + 2
-            continue
-        if c == "#" and at_line_start:
+        if text[i] == "#" and at_line_start:
             start_line = line
             i, directive, line = _read_directive(text, i, line, file)
             toks.append(Token(TokKind.DIRECTIVE, directive, start_line))
-            at_line_start = True
             continue
         at_line_start = False
-        m = _STRING_PREFIX.match(text, i)
-        if m:
-            start_line = line
-            if m.group().endswith('R"'):
-                i, value, line = _read_raw_string(text, m.end(), line, file)
-            else:
-                i, value, line = _read_string(text, m.end(), line, file, '"')
-            toks.append(Token(TokKind.STRING, value, start_line))
-            continue
-        m = _IDENT.match(text, i)
-        if m:
-            toks.append(Token(TokKind.IDENT, m.group(), line))
-            i = m.end()
-            continue
-        m = _NUMBER.match(text, i)
-        if m:
-            toks.append(Token(TokKind.NUMBER, m.group(), line))
-            i = m.end()
-            continue
-        if c == "'":
-            i, value, line = _read_string(text, i + 1, line, file, "'")
-            toks.append(Token(TokKind.CHAR, value, line))
-            continue
-        two = text[i : i + 2]
-        if two in _PUNCT2:
-            toks.append(Token(TokKind.PUNCT, two, line))
-            i += 2
-        else:
-            toks.append(Token(TokKind.PUNCT, c, line))
-            i += 1
+        i, tok, line = _read_token(text, i, line, file)
+        toks.append(tok)
     return toks
+
+
+def _skip_blank(text: str, i: int, line: int, file: str) -> tuple[int, int, bool] | None:
+    """Past the whitespace, line continuation or comment at i: (index, line, whether a line ended); None if
+    a token starts at i."""
+    c = text[i]
+    if c == "\n":
+        return i + 1, line + 1, True
+    if c in " \t\r\f\v":
+        return i + 1, line, False
+    if c == "\\" and text.startswith("\\\n", i):
+        return i + 2, line + 1, False
+    if text.startswith("//", i):
+        j = text.find("\n", i)
+        return (len(text) if j < 0 else j), line, False
+    if text.startswith("/*", i):
+        j = text.find("*/", i + 2)
+        if j < 0:
+            raise SourceParseError("unterminated /* comment", at=Location(file, line))
+        return j + 2, line + text.count("\n", i, j), False
+    return None
+
+
+def _read_token(text: str, i: int, line: int, file: str) -> tuple[int, Token, int]:
+    """The string, identifier, number, character or punctuator token at i: (index after it, token, line)."""
+    m = _STRING_PREFIX.match(text, i)
+    if m:
+        start_line = line
+        if m.group().endswith('R"'):
+            i, value, line = _read_raw_string(text, m.end(), line, file)
+        else:
+            i, value, line = _read_string(text, m.end(), line, file, '"')
+        return i, Token(TokKind.STRING, value, start_line), line
+    m = _IDENT.match(text, i)
+    if m:
+        return m.end(), Token(TokKind.IDENT, m.group(), line), line
+    m = _NUMBER.match(text, i)
+    if m:
+        return m.end(), Token(TokKind.NUMBER, m.group(), line), line
+    if text[i] == "'":
+        i, value, line = _read_string(text, i + 1, line, file, "'")
+        return i, Token(TokKind.CHAR, value, line), line
+    two = text[i : i + 2]
+    if two in _PUNCT2:
+        return i + 2, Token(TokKind.PUNCT, two, line), line
+    return i + 1, Token(TokKind.PUNCT, text[i], line), line
 
 
 def _read_string(text: str, i: int, line: int, file: str, quote: str) -> tuple[int, str, int]:
@@ -155,21 +154,21 @@ def _read_string(text: str, i: int, line: int, file: str, quote: str) -> tuple[i
             i += 2
             continue
         if c == "\n":
-            raise SourceParseError("unterminated string literal", file=file, line=start_line)
+            raise SourceParseError("unterminated string literal", at=Location(file, start_line))
         if c == quote:
             return i + 1, decode_escapes(text[start:i], file=file, line=start_line), line
         i += 1
-    raise SourceParseError("unterminated string literal", file=file, line=start_line)
+    raise SourceParseError("unterminated string literal", at=Location(file, start_line))
 
 
 def _read_raw_string(text: str, i: int, line: int, file: str) -> tuple[int, str, int]:
     paren = text.find("(", i)
     if paren < 0 or paren - i > 16:
-        raise SourceParseError("malformed raw string literal", file=file, line=line)
+        raise SourceParseError("malformed raw string literal", at=Location(file, line))
     close = ")" + text[i:paren] + '"'
     end = text.find(close, paren + 1)
     if end < 0:
-        raise SourceParseError("unterminated raw string literal", file=file, line=line)
+        raise SourceParseError("unterminated raw string literal", at=Location(file, line))
     value = text[paren + 1 : end]
     return end + len(close), value, line + text.count("\n", i, end)
 
@@ -196,7 +195,7 @@ def _read_directive(text: str, i: int, line: int, file: str) -> tuple[int, str, 
         if text.startswith("/*", j):
             k = text.find("*/", j + 2)
             if k < 0:
-                raise SourceParseError("unterminated /* comment", file=file, line=line)
+                raise SourceParseError("unterminated /* comment", at=Location(file, line))
             line += text.count("\n", j, k)
             parts.append(" ")
             j = k + 2

@@ -8,6 +8,7 @@ missing fields are problems naming file:line); a bad entry is reported and left 
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import functools
 from collections.abc import Mapping
@@ -15,16 +16,18 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
 from packaging.version import InvalidVersion, Version
 
+from kernelgenbench.datafiles import DataFile, check_keys, load_data_file
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location
 
 _DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
 _OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
              "compare", "revisions", "removed")
-_REVISION_KEYS = ("since", "name", "schema", "function", "inputs", "fixed", "description")
+_REVISION_REQUIRED = ("since", "schema", "function")
+_REVISION_OPTIONAL = ("name", "inputs", "fixed", "description")
 
 
 @dataclass(frozen=True)
@@ -130,41 +133,12 @@ class CuratedData:
         return next((n for n, ops in self.names.items() if op in ops), None)
 
 
-class _LineLoader(yaml.SafeLoader):
-    """A SafeLoader that rejects duplicate keys and remembers the line of each mapping key."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
-            seen.add(key)
-        mapping = super().construct_mapping(node, deep=deep)
-        mapping["__lines__"] = {self.construct_object(k, deep=deep): k.start_mark.line + 1 for k, _ in node.value}
-        return mapping
-
-
-def _strip_lines(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_lines(v) for k, v in value.items() if k != "__lines__"}
-    if isinstance(value, list):
-        return [_strip_lines(v) for v in value]
-    return value
-
-
-def _load_yaml(name: str) -> dict[str, Any]:
-    text = (resources.files(_DATA) / name).read_text(encoding="utf-8")
-    try:
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise SourceParseError(f"bad YAML: {getattr(exc, 'problem', exc)}", file=f"kernelgenbench/data/{name}",
-                               line=mark.line + 1 if mark else None) from None
-    if not isinstance(data, dict):
-        raise SourceParseError("expected a mapping at the top", file=f"kernelgenbench/data/{name}", line=1)
-    return data
+def _load_yaml(name: str) -> DataFile:
+    """A curated file of kernelgenbench/data, with key lines; its top level must be a mapping."""
+    df = load_data_file(name)
+    if not isinstance(df.data, dict):
+        raise SourceParseError("expected a mapping at the top", at=Location(df.file, 1))
+    return DataFile(df.file, copy.deepcopy(df.data), df.lines)  # entries keep their own copies
 
 
 def module_source(module: str) -> str:
@@ -181,35 +155,21 @@ def _defined_functions(module: str) -> frozenset[str]:
     return frozenset(n.name for n in ast.parse(module_source(module)).body if isinstance(n, ast.FunctionDef))
 
 
-def _entry(op: str, raw: dict[str, Any], file: str, line: int) -> CuratedEntry:
-    if not isinstance(raw, dict):
-        raise SourceParseError(f"entry {op!r} is not a mapping", file=f"kernelgenbench/data/{file}", line=line)
-    lines = raw.get("__lines__", {})
-    unknown = sorted(set(raw) - set(_REQUIRED) - set(_OPTIONAL) - {"__lines__"})
-    if unknown:
-        k = unknown[0]
-        raise SourceParseError(f"entry {op!r}: unknown key {k!r} (known: {', '.join(_REQUIRED + _OPTIONAL)})",
-                               file=f"kernelgenbench/data/{file}", line=lines.get(k, line))
-    missing = [k for k in _REQUIRED if k not in raw]
-    if missing:
-        raise SourceParseError(f"entry {op!r}: missing {', '.join(missing)}", file=f"kernelgenbench/data/{file}",
-                               line=line)
-    raw = _strip_lines(raw)
+def _entry(op: str, df: DataFile, file: str) -> CuratedEntry:
+    raw = check_keys(df, ("ops", op), required=_REQUIRED, optional=_OPTIONAL, what=f"entry {op!r}")
+    line = df.where("ops", op).line or 1
     if not str(raw["schema"]).startswith(f"{op}("):
-        raise SourceParseError(f"entry {op!r}: schema must start with '{op}('", file=f"kernelgenbench/data/{file}",
-                               line=lines.get("schema", line))
+        raise SourceParseError(f"entry {op!r}: schema must start with '{op}('", at=df.where("ops", op, "schema"))
     try:
         defined = _defined_functions(raw["module"])
     except SyntaxError as exc:
         raise SourceParseError(f"entry {op!r}: module {raw['module']} does not parse ({exc.msg})",
-                               file=f"kernelgenbench/data/{file}", line=lines.get("module", line)) from None
+                               at=df.where("ops", op, "module")) from None
     for key in ("function", "inputs"):
         if raw.get(key) and raw[key] not in defined:
             raise SourceParseError(f"entry {op!r}: {raw['module']} defines no function {raw[key]!r}",
-                                   file=f"kernelgenbench/data/{file}", line=lines.get(key, line))
-    where = f"kernelgenbench/data/{file}"
-    revisions = tuple(_revision(op, r, defined, raw["module"], where, lines.get("revisions", line))
-                      for r in raw.get("revisions") or ())
+                                   at=df.where("ops", op, key))
+    revisions = tuple(_revision(op, df, i, defined, raw["module"]) for i, _ in enumerate(raw.get("revisions") or ()))
     return CuratedEntry(
         op=op,
         schema=str(raw["schema"]),
@@ -234,17 +194,19 @@ def _entry(op: str, raw: dict[str, Any], file: str, line: int) -> CuratedEntry:
     )
 
 
-def _revision(op: str, raw: Any, defined: frozenset[str], module: str, where: str, line: int) -> SchemaRevision:
-    """One item of an entry's `revisions`, read strictly."""
-    if not isinstance(raw, dict) or set(raw) - set(_REVISION_KEYS) or not {"since", "schema", "function"} <= set(raw):
-        raise SourceParseError(f"entry {op!r}: each revision is a mapping with since, schema, function "
-                               f"(and optionally name, inputs, fixed); got {raw!r}", file=where, line=line)
+def _revision(op: str, df: DataFile, i: int, defined: frozenset[str], module: str) -> SchemaRevision:
+    """Item i of an entry's `revisions`, read strictly."""
+    path = ("ops", op, "revisions", i)
+    raw = check_keys(df, path, required=_REVISION_REQUIRED, optional=_REVISION_OPTIONAL,
+                     what=f"entry {op!r}: revision {i}")
     name = str(raw.get("name") or op)
     if not str(raw["schema"]).startswith(f"{name}("):
-        raise SourceParseError(f"entry {op!r}: revision schema must start with '{name}('", file=where, line=line)
+        raise SourceParseError(f"entry {op!r}: revision schema must start with '{name}('",
+                               at=df.where(*path, "schema"))
     for key in ("function", "inputs"):
         if raw.get(key) and raw[key] not in defined:
-            raise SourceParseError(f"entry {op!r}: {module} defines no function {raw[key]!r}", file=where, line=line)
+            raise SourceParseError(f"entry {op!r}: {module} defines no function {raw[key]!r}",
+                                   at=df.where(*path, key))
     return SchemaRevision(since=str(raw["since"]), name=raw.get("name"), schema=str(raw["schema"]), function=raw["function"],
                           inputs=raw.get("inputs"), fixed=raw.get("fixed") or {},
                           description=" ".join(str(raw.get("description") or "").split()))
@@ -258,14 +220,28 @@ def curated_files() -> list[str]:
 
 def curated_names() -> dict[str, tuple[str, ...]]:
     """The 50 curated names and the registered ops each stands for."""
-    data = _strip_lines(_load_yaml("vllm_curated_names.yaml"))
+    data = _load_yaml("vllm_curated_names.yaml").data
     return {name: tuple(ops or (name,)) for name, ops in data["curated"].items()}
 
 
 def checked_revisions() -> tuple[str, ...]:
     """The vLLM releases the curated references were checked against, oldest first."""
-    data = _strip_lines(_load_yaml("vllm_curated_names.yaml"))
+    data = _load_yaml("vllm_curated_names.yaml").data
     return tuple(sorted((str(v) for v in data.get("checked_revisions") or ()), key=Version))
+
+
+def parse_curated(df: DataFile) -> tuple[dict[str, CuratedEntry], list[str]]:
+    """The entries of one parsed curated file that read cleanly, and one problem line per bad entry."""
+    entries: dict[str, CuratedEntry] = {}
+    problems: list[str] = []
+    if not isinstance(df.data, dict):
+        return entries, [f"{Location(df.file, 1)}: expected a mapping at the top"]
+    for op in df.data.get("ops") or {}:
+        try:
+            entries[op] = _entry(op, df, df.file.rsplit("/", 1)[-1])
+        except SourceParseError as exc:
+            problems.append(str(exc))
+    return entries, problems
 
 
 def load_curated_data() -> CuratedData:
@@ -274,24 +250,17 @@ def load_curated_data() -> CuratedData:
     problems: list[str] = []
     for file in curated_files():
         try:
-            data = _load_yaml(file)
+            df = _load_yaml(file)
         except SourceParseError as exc:
             problems.append(str(exc))
             continue
-        ops = data.get("ops") or {}
-        lines = ops.get("__lines__", {}) if isinstance(ops, dict) else {}
-        for op, raw in (ops.items() if isinstance(ops, dict) else ()):
-            if op == "__lines__":
-                continue
-            line = lines.get(op, 1)
+        found, bad = parse_curated(df)
+        problems.extend(bad)
+        for op, entry in found.items():
             if op in entries:
-                problems.append(f"kernelgenbench/data/{file}:{line}: entry {op!r} is also defined at "
-                                f"{entries[op].where}; keep one")
-                continue
-            try:
-                entries[op] = _entry(op, raw, file, line)
-            except SourceParseError as exc:
-                problems.append(str(exc))
+                problems.append(f"{entry.where}: entry {op!r} is also defined at {entries[op].where}; keep one")
+            else:
+                entries[op] = entry
     return CuratedData(entries, curated_names(), tuple(problems), checked_revisions())
 
 

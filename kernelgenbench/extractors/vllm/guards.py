@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location
 
 _ROCM_MACRO = "USE_ROCM"
 
@@ -48,7 +49,7 @@ class GuardStack:
             self._levels.append(([rest], rest, line))
         elif word in ("elif", "else", "elifdef", "elifndef"):
             if not self._levels:
-                raise SourceParseError(f"#{word} without #if", file=self.file, line=line)
+                raise SourceParseError(f"#{word} without #if", at=Location(self.file, line))
             seen, _, start = self._levels.pop()
             cond = {"elifdef": f"defined({rest})", "elifndef": f"!defined({rest})"}.get(word, rest)
             parts = [negate(c) for c in seen] + ([cond] if word != "else" else [])
@@ -56,7 +57,7 @@ class GuardStack:
             self._levels.append((seen + ([cond] if word != "else" else []), active, start))
         elif word == "endif":
             if not self._levels:
-                raise SourceParseError("#endif without #if", file=self.file, line=line)
+                raise SourceParseError("#endif without #if", at=Location(self.file, line))
             self._levels.pop()
 
     @property
@@ -67,7 +68,7 @@ class GuardStack:
     def check_closed(self) -> None:
         """Raise when the file ends inside an `#if`."""
         if self._levels:
-            raise SourceParseError("#if without #endif", file=self.file, line=self._levels[-1][2])
+            raise SourceParseError("#if without #endif", at=Location(self.file, self._levels[-1][2]))
 
 
 def _is_atomic(cond: str) -> bool:

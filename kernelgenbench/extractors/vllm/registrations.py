@@ -12,32 +12,20 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import SourceParseError
 from kernelgenbench.extractors.vllm.cpp_lexer import Token, TokKind, tokenize
 from kernelgenbench.extractors.vllm.guards import GuardStack
+from kernelgenbench.locations import Location, context
 
 _BLOCK_MACRO = re.compile(r"(STABLE_)?TORCH_LIBRARY(_FRAGMENT|_IMPL)?(_EXPAND)?")
 _OP_NAME = re.compile(r"[A-Za-z_]\w*(\.\w+)?")
 _SOURCE_SUFFIXES = (".cpp", ".cu", ".cc", ".cxx", ".h", ".hpp", ".cuh")
 CATCH_ALL = "CompositeImplicitAutograd"
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where an upstream definition is: a path relative to the source root and a 1-based line."""
-
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)
@@ -142,9 +130,7 @@ class BuildTable:
 @functools.cache
 def build_table() -> BuildTable:
     """The build table shipped with the package."""
-    data: dict[str, Any] = yaml.safe_load(
-        (resources.files("kernelgenbench.data") / "vllm_builds.yaml").read_text(encoding="utf-8")
-    )
+    data: dict[str, Any] = load_data("vllm_builds.yaml", top=dict)
     rules = tuple(BuildRule(r["prefix"], r["extension"], r["build"]) for r in data["prefixes"])
     return BuildTable(rules, tuple(data["build_rank"]))
 
@@ -212,7 +198,7 @@ def parse_registrations(text: str, *, file: str, extension: str = "_C", build: s
         i += 1
     guards.check_closed()
     if block is not None:
-        raise SourceParseError(f"{block.macro} block is not closed", file=file, line=toks[-1].line if toks else 1)
+        raise SourceParseError(f"{block.macro} block is not closed", at=Location(file, toks[-1].line if toks else 1))
     return RegistrationFile(file, tuple(defs), tuple(impls), tuple(problems))
 
 
@@ -227,10 +213,11 @@ def _read_registration(toks: list[Token], i: int, block: _Block, guards: tuple[s
     where = Location(file, t.line)
     try:
         args, j = _call_args(toks, i + 3, file, statement=True)
-        if toks[i + 2].text == "def":
-            defs.append(_make_def(args, block, where, guards, build))
-        else:
-            impls.append(_make_impl(args, block, where, guards, build))
+        with context(where):
+            if toks[i + 2].text == "def":
+                defs.append(_make_def(args, block, where, guards, build))
+            else:
+                impls.append(_make_impl(args, block, where, guards, build))
         return j
     except SourceParseError as exc:
         problems.append(f"{exc}; this {block.var}.{toks[i + 2].text}() was skipped")
@@ -266,19 +253,19 @@ def _call_args(toks: list[Token], open_idx: int, file: str, *,
         elif t.kind is TokKind.PUNCT and t.text in ")]}":
             opener = stack.pop()
             if _PAIRS[opener.text] != t.text:
-                raise SourceParseError(f"'{opener.text}' closed by '{t.text}' at line {t.line}", file=file,
-                                       line=opener.line)
+                raise SourceParseError(f"'{opener.text}' closed by '{t.text}' at line {t.line}",
+                                       at=Location(file, opener.line))
             if not stack:
                 return ([] if args == [[]] else args), k + 1
         elif len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ",":
             args.append([])
             continue
         elif statement and len(stack) == 1 and t.kind is TokKind.PUNCT and t.text == ";":
-            raise SourceParseError(f"unclosed '(': the statement ends at line {t.line} before its ')'", file=file,
-                                   line=toks[open_idx].line)
+            raise SourceParseError(f"unclosed '(': the statement ends at line {t.line} before its ')'",
+                                   at=Location(file, toks[open_idx].line))
         if t.kind is not TokKind.DIRECTIVE:
             args[-1].append(t)
-    raise SourceParseError("unclosed '(' in a registration call", file=file, line=toks[open_idx].line)
+    raise SourceParseError("unclosed '(' in a registration call", at=Location(file, toks[open_idx].line))
 
 
 def _resolve_name(arg: list[Token], defines: dict[str, str], extension: str, file: str, line: int) -> str:
@@ -294,17 +281,17 @@ def _resolve_name(arg: list[Token], defines: dict[str, str], extension: str, fil
         parts, end = _call_args(arg, 1, file)
         if len(parts) == 2 and end == len(arg):
             return "".join(_resolve_name(p, defines, extension, file, line) for p in parts)
-    raise SourceParseError(f"cannot resolve the library name `{text}`", file=file, line=line)
+    raise SourceParseError(f"cannot resolve the library name `{text}`", at=Location(file, line))
 
 
 def _open_block(t: Token, args: list[list[Token]], defines: dict[str, str], extension: str, file: str) -> _Block:
     impl = "_IMPL" in t.text
     if len(args) != (3 if impl else 2) or any(not a for a in args):
-        raise SourceParseError(f"{t.text} takes {3 if impl else 2} arguments, got {len(args)}", file=file, line=t.line)
+        raise SourceParseError(f"{t.text} takes {3 if impl else 2} arguments, got {len(args)}", at=Location(file, t.line))
     namespace = _resolve_name(args[0], defines, extension, file, t.line)
     var_tok = args[-1]
     if len(var_tok) != 1 or var_tok[0].kind is not TokKind.IDENT:
-        raise SourceParseError(f"{t.text}: the last argument must be the module variable", file=file, line=t.line)
+        raise SourceParseError(f"{t.text}: the last argument must be the module variable", at=Location(file, t.line))
     key = "".join(x.text for x in args[1]) if impl else None
     return _Block(t.text, namespace, var_tok[0].text, key, 0)
 
@@ -320,14 +307,13 @@ def _strings(arg: list[Token]) -> str | None:
 
 def _make_def(args: list[list[Token]], block: _Block, where: Location, guards: tuple[str, ...], build: str) -> OpDef:
     if not args:
-        raise SourceParseError(f"{block.var}.def() has no arguments", file=where.file, line=where.line)
+        raise SourceParseError(f"{block.var}.def() has no arguments")
     text = _strings(args[0])
     if text is None:
-        raise SourceParseError(f"{block.var}.def: the schema is not a string literal", file=where.file,
-                               line=where.line)
+        raise SourceParseError(f"{block.var}.def: the schema is not a string literal")
     head = text.split("(", 1)[0].strip()
     if not _OP_NAME.fullmatch(head):
-        raise SourceParseError(f"{block.var}.def: bad operator name {head!r}", file=where.file, line=where.line)
+        raise SourceParseError(f"{block.var}.def: bad operator name {head!r}")
     tags: list[str] = []
     catch_all = False
     for arg in args[1:]:
@@ -362,8 +348,7 @@ def _dispatch_key(arg: list[Token]) -> str | None:
 def _make_impl(args: list[list[Token]], block: _Block, where: Location, guards: tuple[str, ...], build: str) -> OpImpl:
     name = _strings(args[0]) if args else None
     if name is None or not _OP_NAME.fullmatch(name):
-        raise SourceParseError(f"{block.var}.impl: the operator name is not a string literal", file=where.file,
-                               line=where.line)
+        raise SourceParseError(f"{block.var}.impl: the operator name is not a string literal")
     # An IMPL block's key applies to all its impls; in a def block the key is the second argument
     # (torch::kCUDA) or inside torch::dispatch(...); with neither the kernel is a catch-all.
     key = block.key or (_dispatch_key(args[1]) if len(args) >= 2 else None)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location
 
 _BASE_KINDS = {
     "Tensor": "tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "str",
@@ -151,7 +152,7 @@ def parse_op_schema(text: str, *, file: str, line: int) -> ParsedSchema:
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "parse error"
         raise SourceParseError(f"torch cannot parse the schema of {text.split('(', 1)[0]!r}: {first}",
-                               file=file, line=line) from None
+                               at=Location(file, line)) from None
     open_ = text.index("(")
     depth, close = 0, -1
     for k in range(open_, len(text)):
@@ -162,7 +163,7 @@ def parse_op_schema(text: str, *, file: str, line: int) -> ParsedSchema:
     arg_decls = [d for d in split_top_level(text[open_ + 1 : close]) if d != "*"]
     if len(arg_decls) != len(fs.arguments):
         raise SourceParseError(f"schema of {fs.name!r}: {len(arg_decls)} declarations but torch reads "
-                               f"{len(fs.arguments)} arguments", file=file, line=line)
+                               f"{len(fs.arguments)} arguments", at=Location(file, line))
     args = []
     for decl, a in zip(arg_decls, fs.arguments, strict=True):
         type_text, default = _split_decl(decl, a.name)

@@ -73,6 +73,11 @@ _BUILTINS: dict[str, Callable[..., Any]] = {
 _MAX_LEN = 100_000
 
 
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+             cst.List, cst.Tuple, cst.Set, cst.Dict)
+_OPERATIONS = (cst.UnaryOperation, cst.BinaryOperation, cst.BooleanOperation, cst.Comparison)
+
+
 class Evaluator:
     """Evaluates expressions against module-level names; `env` values may be Unknown."""
 
@@ -83,6 +88,45 @@ class Evaluator:
         """The value of an expression node, or raise Unevaluable."""
         local = local or {}
         ev = lambda n: self.eval(n, local)  # noqa: E731
+        if isinstance(node, _LITERALS):
+            return self._literal(node, ev)
+        if isinstance(node, _OPERATIONS):
+            return self._operation(node, ev)
+        if isinstance(node, cst.Name):
+            return self._name(node.value, local)
+        if isinstance(node, cst.Attribute):
+            full = get_full_name_for_node(node) or ""
+            if full.startswith("torch.") and full.count(".") == 1:
+                name = torch_dtype_name(node.attr.value)
+                if name is not None:
+                    return DType(name)
+            if full in ("math.pi", "math.e", "math.inf"):
+                return getattr(math, node.attr.value)
+            raise Unevaluable(f"`{full}` is not a constant")
+        if isinstance(node, cst.IfExp):
+            return ev(node.body) if ev(node.test) else ev(node.orelse)
+        if isinstance(node, cst.Subscript):
+            value = ev(node.value)
+            if len(node.slice) != 1:
+                raise Unevaluable("multi-dimensional subscript")
+            sl = node.slice[0].slice
+            if isinstance(sl, cst.Index):
+                return value[ev(sl.value)]
+            if isinstance(sl, cst.Slice):
+                part = lambda x: None if x is None else ev(x)  # noqa: E731
+                return value[slice(part(sl.lower), part(sl.upper), part(sl.step))]
+            raise Unevaluable("unsupported subscript")
+        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+            return self._comp(node.elt, node.for_in, local)
+        if isinstance(node, cst.DictComp):
+            pairs = self._comp(cst.Tuple([cst.Element(node.key), cst.Element(node.value)]), node.for_in, local)
+            return dict(pairs)
+        if isinstance(node, cst.Call):
+            return self._call(node, local)
+        raise Unevaluable(f"{type(node).__name__} expression")
+
+    def _literal(self, node: cst.BaseExpression, ev: Callable[[cst.BaseExpression], Any]) -> Any:
+        """A number, string, f-string, list, tuple, set or dict display."""
         if isinstance(node, cst.Integer | cst.Float | cst.Imaginary):
             return node.evaluated_value
         if isinstance(node, cst.SimpleString):
@@ -99,17 +143,6 @@ class Evaluator:
                         raise Unevaluable("f-string with a format spec")
                     out.append(str(ev(part.expression)))
             return "".join(out)
-        if isinstance(node, cst.Name):
-            return self._name(node.value, local)
-        if isinstance(node, cst.Attribute):
-            full = get_full_name_for_node(node) or ""
-            if full.startswith("torch.") and full.count(".") == 1:
-                name = torch_dtype_name(node.attr.value)
-                if name is not None:
-                    return DType(name)
-            if full in ("math.pi", "math.e", "math.inf"):
-                return getattr(math, node.attr.value)
-            raise Unevaluable(f"`{full}` is not a constant")
         if isinstance(node, cst.List | cst.Tuple | cst.Set):
             items: list[Any] = []
             for el in node.elements:
@@ -126,6 +159,10 @@ class Evaluator:
                 else:
                     out_d[ev(el.key)] = ev(el.value)
             return out_d
+        raise Unevaluable(f"{type(node).__name__} expression")
+
+    def _operation(self, node: cst.BaseExpression, ev: Callable[[cst.BaseExpression], Any]) -> Any:
+        """A unary, binary, boolean or comparison operation."""
         if isinstance(node, cst.UnaryOperation):
             v = ev(node.expression)
             if isinstance(node.operator, cst.Minus):
@@ -153,26 +190,6 @@ class Evaluator:
                     return False
                 left = right
             return True
-        if isinstance(node, cst.IfExp):
-            return ev(node.body) if ev(node.test) else ev(node.orelse)
-        if isinstance(node, cst.Subscript):
-            value = ev(node.value)
-            if len(node.slice) != 1:
-                raise Unevaluable("multi-dimensional subscript")
-            sl = node.slice[0].slice
-            if isinstance(sl, cst.Index):
-                return value[ev(sl.value)]
-            if isinstance(sl, cst.Slice):
-                part = lambda x: None if x is None else ev(x)  # noqa: E731
-                return value[slice(part(sl.lower), part(sl.upper), part(sl.step))]
-            raise Unevaluable("unsupported subscript")
-        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
-            return self._comp(node.elt, node.for_in, local)
-        if isinstance(node, cst.DictComp):
-            pairs = self._comp(cst.Tuple([cst.Element(node.key), cst.Element(node.value)]), node.for_in, local)
-            return dict(pairs)
-        if isinstance(node, cst.Call):
-            return self._call(node, local)
         raise Unevaluable(f"{type(node).__name__} expression")
 
     def _name(self, name: str, local: Mapping[str, Any]) -> Any:

@@ -16,6 +16,7 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.locations import Location
 
 WRAPPER_FILE = "vllm/_custom_ops.py"
 _OP_CHAIN = re.compile(r"torch\.ops\.(\w+)\.(\w+)")
@@ -140,7 +141,7 @@ def parse_wrappers(text: str, *, file: str = WRAPPER_FILE) -> tuple[Wrapper, ...
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        raise SourceParseError(f"Python syntax error: {exc.message}", file=file, line=exc.raw_line) from None
+        raise SourceParseError(f"Python syntax error: {exc.message}", at=Location(file, exc.raw_line)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     out: list[Wrapper] = []

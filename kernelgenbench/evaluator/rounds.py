@@ -1,0 +1,234 @@
+"""One workload of one candidate: its correctness rounds (inputs drawn, reference run, call, judgement),
+then, for a performance workload that passed, its timing against the baselines and the speed of light.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import secrets
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from kernelgenbench.dataset.record import Task, Workload
+from kernelgenbench.evaluator.config import EvalConfig, on_cpu
+from kernelgenbench.evaluator.context import CPU_TIMING, INTERPRETER_CAVEATS, RunContext
+from kernelgenbench.evaluator.cost import written_outputs
+from kernelgenbench.evaluator.inputs import round_inputs, split_call_args
+from kernelgenbench.evaluator.judge import judge_call
+from kernelgenbench.evaluator.results import WorkloadResult
+from kernelgenbench.evaluator.sol import check_floor
+from kernelgenbench.evaluator.solutions import Candidate
+from kernelgenbench.evaluator.status import Status, Verdict
+from kernelgenbench.evaluator.supervisor import Reply, Worker
+from kernelgenbench.evaluator.timing import TimingConfig
+from kernelgenbench.evaluator.transfer import clone_tree, fingerprint, move_tree
+
+
+def seed_for(base: int, *parts: object) -> int:
+    """A stable 31-bit seed for one round of one workload."""
+    digest = hashlib.sha256(":".join(str(p) for p in (base, *parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def interpreter_note(verdict: Verdict, args: dict[str, Any]) -> str:
+    """Where Triton's interpreter may be the cause of a failure, say so beside the evidence."""
+    text = verdict.evidence.lower()
+    if verdict.status in (Status.RUNTIME_ERROR, Status.COMPILE_ERROR) and ("autotun" in text or "do_bench" in text):
+        return f"\n[interpreter] {INTERPRETER_CAVEATS[1]}"
+    tensors = [t for v in args.values() for t in (v if isinstance(v, list) else [v]) if isinstance(t, torch.Tensor)]
+    if verdict.status is Status.INCORRECT_NUMERICS and any(t.dtype == torch.bfloat16 for t in tensors):
+        return f"\n[interpreter] {INTERPRETER_CAVEATS[0]}"
+    return ""
+
+
+@contextlib.contextmanager
+def phase(phases: dict[str, float], name: str) -> Iterator[None]:
+    """Add the block's wall time to phases[name] (the evaluator's own cost, reported per candidate)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        add_phase(phases, name, time.perf_counter() - t0)
+
+
+def add_phase(phases: dict[str, float], name: str, seconds: Any) -> None:
+    """Add seconds measured elsewhere (a worker's header value; None counts as 0) to phases[name]."""
+    phases[name] = phases.get(name, 0.0) + float(seconds or 0.0)
+
+
+def run_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, worker: Worker,
+                  device: str, phases: dict[str, float]) -> WorkloadResult:
+    with ctx.pool.locks[device].shared(), phase(phases, "check"):
+        result, last_args, last_ref = _check_workload(ctx, task, cand, w, worker, device, phases)
+    if result.status is Status.PASSED and w.purpose == "performance" and ctx.config.time_performance:
+        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref, device, phases)
+    return result
+
+
+def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret: Any, ref_args: dict[str, Any],
+                 args: dict[str, Any], written: Any, phases: dict[str, float]) -> tuple[Verdict, dict[str, float]]:
+    """One round's outputs read back and judged against the reference's; the evaluator's own failure while
+    judging is this candidate's `evaluator_error`, not the run's end."""
+    cand_out = None
+    with phase(phases, "transfer"):
+        if reply.payload is not None:
+            try:
+                # Judged on the device, where the reference's outputs already are: comparing tens of MB
+                # in float64 there takes milliseconds, against seconds on the host.
+                cand_out = move_tree(worker.outputs(reply), device)
+            except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
+                cand_out = None
+    for seconds in (reply.sent_s, reply.header.get("receive_s"), reply.header.get("send_s")):
+        add_phase(phases, "transfer", seconds)
+    # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
+    with phase(phases, "judge"):
+        try:
+            verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+                                    pristine=args, device=device, written=written)
+        except Exception:  # noqa: BLE001 - the evaluator's own failure is this candidate's result, not the run's end
+            verdict, s = Verdict(Status.EVALUATOR_ERROR, "the evaluator failed while judging this round "
+                                 f"(not a verdict on the candidate):\n{trace_tail()}"), {}
+    add_phase(phases, "candidate", reply.header.get("elapsed_s"))
+    add_phase(phases, "compile", reply.header.get("compile_s"))
+    return verdict, s
+
+
+def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, worker: Worker,
+                    device: str, phases: dict[str, float]) -> tuple[WorkloadResult, dict[str, Any], Any]:
+    """Every correctness round of one workload; the result, and the last round's inputs and reference outputs
+    (returned tensors and arguments written in place).
+
+    Parts of 'check' in `phases`: 'reference' (inputs drawn, reference run), 'transfer' (inputs and outputs
+    moved or fingerprinted, on both sides), 'candidate' (its calls, in its worker; 'compile' is the part
+    spent compiling or loading its Triton kernels), 'judge', 'resend'.
+    """
+    cfg = ctx.config
+    ref_fn = ctx.reference(task)
+    stats: dict[str, float] = {}
+    last_args: dict[str, Any] = {}
+    last_ref: Any = None
+    kernels: list[dict[str, Any]] | None = None
+    base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
+    rounds = cfg.rounds if w.purpose == "correctness" else max(1, min(cfg.rounds, cfg.performance_rounds))
+    for r in range(rounds):
+        seed = seed_for(cfg.seed, task.id, w.id, r)
+        try:
+            with phase(phases, "reference"):
+                args = round_inputs(task, w, seed=seed, device=device)
+                ref_args = clone_tree(args)
+                torch.manual_seed(seed)
+                pos, kw = split_call_args(task, ref_args)
+                ref_ret = ref_fn(*pos, **kw)
+        except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
+            return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
+                                  evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
+        reuse = r % 2 == 1  # odd rounds run in the previous round's buffers (see `_call_round`)
+        reply, written = _call_round(cfg, w, worker, args, seed, phases, reuse)
+        if reply.kind in ("timeout", "crashed", "protocol_error"):
+            status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
+            return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
+                                  evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}"), {}, None
+        verdict, s = _judge_round(task, worker, reply, device, ref_ret, ref_args, args, written, phases)
+        kernels = (reply.header.get("profile") or {}).get("kernels")
+        for k, x in s.items():
+            stats[k] = max(stats.get(k, 0.0), x)
+        if not verdict.passed:
+            if verdict.status is Status.CRASHED:
+                worker.kill()  # a device error poisons the context: nothing after it can be trusted
+            note = interpreter_note(verdict, args) if on_cpu(device) else ""
+            if reuse:
+                note += (" (this round's inputs were written into the previous round's buffers: a result "
+                         "cached by input address is served stale)")
+            return WorkloadResult(**base, status=verdict.status, rounds=r + 1,
+                                  evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
+                                  max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
+                                  log_excerpt=worker.log_tail(), kernels=kernels), {}, None
+        # Speed of light counts what the call produced: the returns and the arguments written in place.
+        last_args = args
+        last_ref = written_outputs(ref_ret, ref_args, {p.name for p in task.mutable_params})
+    result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
+                            max_rel_err=stats.get("max_rel_err"), kernels=kernels)
+    return result, last_args, last_ref
+
+
+def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, Any], seed: int,
+                phases: dict[str, float], reuse: bool = False) -> tuple[Reply, dict[str, bool] | None]:
+    """One call of the candidate on a round's inputs, and which inputs its fingerprints say it wrote.
+
+    The worker first draws the inputs itself from the round's seed, so nothing large crosses between the
+    processes; its fingerprints of them must equal the evaluator's (same device, same generator). When they
+    do not, or it cannot draw, the inputs are sent as bytes and `written` is None (every argument comes back).
+    With `reuse` the worker puts them in the previous round's buffers: timing cycles through a few argument
+    sets, so a kernel that caches results by input address would be served from its cache there; in a
+    reused round the cache is stale and fails the comparison.
+    """
+    key = secrets.randbits(62)  # fresh each round: no candidate can prepare a write that keeps a fingerprint
+    with phase(phases, "transfer"):
+        own = {k: fingerprint(v, key) for k, v in args.items()}
+    reply = worker.call_drawn(w.id, seed, key, cfg.call_timeout_s, reuse)
+    if reply.kind in ("timeout", "crashed", "protocol_error"):
+        return reply, None
+    if reply.kind in ("result", "error") and reply.header.get("inputs_before") == own:
+        after = reply.header.get("inputs_after") or {}
+        return reply, {k: after[k] != own[k] for k in after if k in own}
+    with phase(phases, "resend"):
+        return worker.call(args, cfg.call_timeout_s, reuse), None
+
+
+def _time_workload(ctx: RunContext, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
+                   args: dict[str, Any], ref_out: Any, device: str, phases: dict[str, float]) -> WorkloadResult:
+    if on_cpu(device):
+        return replace(result, timing=dict(CPU_TIMING))
+    cfg = ctx.config
+    seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
+    with ctx.pool.locks[device].exclusive():  # nothing else runs on this device while it is timed
+        with phase(phases, "time"):
+            reply = worker.request({"op": "time", "workload_id": w.id, "seeds": seeds, "config": cfg.timing},
+                                   cfg.timing_timeout_s)
+        if reply.kind != "timing":
+            return replace(result, timing={"available": False, "reason": f"timing failed: {reply.kind} "
+                                           f"{reply.header.get('evidence', '')}"}, log_excerpt=reply.log_tail)
+        if reply.header.get("tampering"):
+            return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
+        timing = reply.header.get("timing")
+        # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not). Their inputs
+        # come from base seed 0 whatever the run's seed: they are the evaluator's own code, so their inputs need
+        # no secrecy, and a fixed seed keeps their disk cache valid across runs (an RL loop pays for them once).
+        with phase(phases, "baselines"):
+            baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
+                                       device=device, seed=seed_for(0, task.id, w.id, "time", 0),
+                                       config=TimingConfig(**cfg.timing),
+                                       compile_ref=cfg.compile_baseline)
+        with phase(phases, "sol"):
+            sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out,
+                                 device=device)
+    floor = check_floor(timing, baselines, sol)  # a time under the physical floor is flagged (sol.py says why)
+    status = Status.IMPOSSIBLE_TIMING if floor.impossible else result.status
+    return replace(result, status=status, evidence=floor.note or result.evidence, timing=floor.timing,
+                   baselines=floor.baselines, sol=sol)
+
+
+def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Call a timing helper that may not be installed; its absence or failure is recorded, not raised."""
+    import importlib
+
+    try:
+        fn = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        return {"available": False, "reason": f"{module}.{name} not available: {exc}"}
+    try:
+        out = fn(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - a baseline failure must not lose the candidate's result
+        return {"available": False, "reason": f"{name} failed: {exc!r}"[:500]}
+    return out.to_dict() if hasattr(out, "to_dict") else dict(out)
+
+
+def trace_tail(chars: int = 3000) -> str:
+    """The traceback of the exception being handled, its last `chars` characters."""
+    return traceback.format_exc()[-chars:]
