@@ -259,7 +259,7 @@ def _alt_loop(fn: Callable[..., Any], sets: list, pre: Callable[[], None], reps:
             fn(*a, **kw)
         torch.cuda.synchronize()
     acts = timing._device_activities(prof)
-    spans, _, _ = timing._spans(acts, reps)
+    _, spans, _, _ = timing._spans(acts, reps)
     groups: list[float] = []
     for s, e, _, name in acts:
         if FLUSH_NAME in name:

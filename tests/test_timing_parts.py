@@ -54,9 +54,18 @@ def test_spans_split_at_the_flush_kernel_and_cover_side_streams() -> None:
         (0, 30, 7, "kgb_l2_flush"), (40, 50, 7, "cand_a"), (45, 70, 9, "cand_side"),
         (100, 130, 7, "kgb_l2_flush"), (140, 150, 7, "cand_a"), (150, 160, 7, "void FillFunctor"),
     ]
-    spans, streams, per_call = _spans(acts, reps=2)
+    busy, spans, streams, per_call = _spans(acts, reps=2)
     assert spans == [0.030, 0.020]  # 70-40 ns and 160-140 ns, in µs
+    assert busy == [0.030, 0.020]  # overlapping streams counted once, back-to-back kernels summed
     assert streams == 2 and per_call == 2.0
+
+
+def test_busy_time_leaves_out_the_gaps_between_a_calls_kernels() -> None:
+    # Two kernels of one call with a launch gap between them (torch.sum's two passes): ncu sums their
+    # durations; the span would count the gap.
+    acts = [(0, 30, 7, "kgb_l2_flush"), (100, 110, 7, "pass_1"), (190, 200, 7, "pass_2"), (195, 205, 9, "side")]
+    busy, spans, _, _ = _spans(acts, reps=1)
+    assert spans == [0.105] and busy == [0.025]
 
 
 def test_time_callable_on_cpu_says_unavailable() -> None:
