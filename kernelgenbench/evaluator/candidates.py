@@ -77,6 +77,7 @@ def _evaluate_on(ctx: RunContext, task: Task, cand: Candidate, device: str) -> C
             setup = {"code_path": str(code_path), "log_path": str(ctx.workdir / f"kgb_candidate_{tag}.log"),
                      "entry_point": task.entry_point, "device": device, "record": task.to_dict(),
                      "memory_cap_bytes": ctx.config.memory_cap_bytes, "device_memory_fraction": ctx.memory_fraction(),
+                     "compile_allowance_s": ctx.config.compile_allowance_s,
                      "isolation": {"workdir": str(home), "uid": uid, "gid": uid, "hide": ctx.hidden,
                                    "reveal": ctx.reveal}}
             return _run_worker(ctx, task, cand, device, setup, phases, finish)

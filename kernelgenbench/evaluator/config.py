@@ -22,6 +22,9 @@ class EvalConfig:
     seed: int | None = None
     import_timeout_s: float = 180.0
     call_timeout_s: float = 120.0
+    # Waiting while a worker compiles Triton kernels (new entries in its own cache) is credited back to the
+    # call's limit, up to this much per candidate: autotuners compile hundreds of configurations on first use.
+    compile_allowance_s: float = 900.0
     timing_timeout_s: float = 600.0
     memory_cap_bytes: int = 8 << 30  # host address space per worker on CPU
     device_memory_fraction: float | None = None  # per worker on an accelerator; default 0.9 / workers

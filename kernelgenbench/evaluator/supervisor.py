@@ -26,6 +26,7 @@ from typing import Any
 from kernelgenbench.evaluator.transfer import Arenas, pack, send_arenas, unpack_json
 
 LOG_TAIL_CHARS = 2000
+COMPILE_POLL_S = 2.0  # how often a waiting call looks for Triton compiles in the worker's cache
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,42 @@ def _describe_exit(code: int | None) -> str:
     return f"worker exited with code {code} before replying"
 
 
+class _CompileWatch:
+    """Time a call spends compiling Triton kernels (an autotuner trying hundreds of configurations on its first
+    call of a shape) does not count against the call's limit, up to an allowance per worker: a slice of waiting
+    in which a new entry appeared in the worker's own Triton cache is credited back. The worker can fake that
+    only to get the allowance, never more, and the timing of its kernels is measured on the device anyway."""
+
+    def __init__(self, cache: Path | None, allowance_s: float) -> None:
+        self._cache, self._left, self.credited_s = cache, allowance_s, 0.0
+        self._seen = self._entries()
+
+    @property
+    def active(self) -> bool:
+        """Whether waiting should be sliced to look for compiles."""
+        return self._cache is not None and self._left > 0
+
+    def _entries(self) -> int:
+        try:
+            with os.scandir(self._cache) as it:  # type: ignore[arg-type]
+                return sum(1 for _ in it)
+        except (OSError, TypeError):
+            return 0
+
+    def credit(self, slice_s: float) -> float:
+        """Seconds to add to the deadline after a slice of waiting: the slice, if something compiled in it."""
+        if not self.active:
+            return 0.0
+        now = self._entries()
+        grew, self._seen = now > self._seen, now
+        if not grew:
+            return 0.0
+        got = min(slice_s, self._left)
+        self._left -= got
+        self.credited_s += got
+        return got
+
+
 class Worker:
     """One worker process serving one candidate."""
 
@@ -123,6 +160,9 @@ class Worker:
 
         self.setup = setup
         self.log_path = Path(setup["log_path"])
+        workdir = (setup.get("isolation") or {}).get("workdir")
+        self._compiles = _CompileWatch(Path(workdir) / "triton" if workdir else None,
+                                       float(setup.get("compile_allowance_s") or 0.0))
         self.isolation: dict[str, Any] | None = None  # what the worker entered, reported before the import
         self._arenas = Arenas()  # fresh for each candidate: nothing a previous worker left can reach this one
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
@@ -150,13 +190,27 @@ class Worker:
 
     def _recv(self, timeout: float) -> Reply | bytes:
         try:
-            if not self._conn.poll(timeout):
+            before = self._compiles.credited_s
+            if not self._wait(timeout):
                 self.kill()
-                return Reply("timeout", {"evidence": f"no reply within {timeout:g} s; worker killed"},
+                credit = self._compiles.credited_s - before
+                more = f" (and {credit:g} s more while it compiled Triton kernels)" if credit else ""
+                return Reply("timeout", {"evidence": f"no reply within {timeout:g} s{more}; worker killed"},
                              log_tail=self.log_tail())
             return self._conn.recv_bytes()
         except (EOFError, OSError, ConnectionError):
             return self._died()
+
+    def _wait(self, timeout: float) -> bool:
+        """Whether a reply came within `timeout`, extended by the slices in which the worker compiled."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self._conn.poll(0)
+            if self._conn.poll(min(left, COMPILE_POLL_S) if self._compiles.active else left):
+                return True
+            deadline += self._compiles.credit(min(left, COMPILE_POLL_S))
 
     def receive(self, timeout: float) -> Reply:
         """The next reply (header, plus payload for results)."""
