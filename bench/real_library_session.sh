@@ -8,7 +8,8 @@
 #                curated ATen records of this machine's torch, used there only if extracting them there fails)
 #   GPU:         bash bench/real_library_session.sh [--performance] [--no-direct] [--rounds N] [--detect-vendor]
 #                (carry .kgb_real; SHARDS=4 direct processes, WORKERS=8 kgb eval workers, BUDGET=560 s,
-#                EVAL_ARGS: more `kgb eval` options, e.g. "--timeout 300")
+#                EVAL_ARGS: more `kgb eval` options, e.g. "--timeout 300"; ONLY: comma-separated task ids;
+#                DIRECT_LIMIT: seconds for the direct check, default 2/5 of what is left)
 # --performance keeps the timed workloads (kgb eval times them against the baselines; slower); by
 # default the run is correctness only; with --no-direct (for a timing run) the direct check is skipped and
 # classify can explain no non-pass. --detect-vendor: let flag_gems find its vendor itself (below).
@@ -73,9 +74,15 @@ step dataset 30 "${CORPUS[@]}" dataset --tasks "$W/aten.jsonl" .kgb_real/vllm_0.
   --out "$W/tasks.jsonl" $([[ $performance == 1 ]] || echo --no-performance) || exit 1
 step candidates 120 "${CORPUS[@]}" candidates --dataset "$W/tasks.jsonl" --out "$OUT/candidates.jsonl" \
   --skipped "$OUT/skipped.jsonl"
+if [[ -n ${ONLY:-} ]]; then  # ONLY=aten/mm,vllm/rms_norm: just these tasks' candidates (a follow-up run)
+  python3 -c 'import json, sys
+keep = set(sys.argv[2].split(","))
+rows = [line for line in open(sys.argv[1]) if json.loads(line)["task_id"] in keep]
+open(sys.argv[1], "w").writelines(rows)' "$OUT/candidates.jsonl" "$ONLY"
+fi
 [[ -s $OUT/candidates.jsonl ]] || exit 1
 # The direct check (correctness workloads, one round) in parallel shards; it also fills Triton's cache.
-t0=$SECONDS limit=$(( $(left) * 2 / 5 ))
+t0=$SECONDS limit=${DIRECT_LIMIT:-$(( $(left) * 2 / 5 ))}
 : > "$OUT/direct.jsonl"
 if ((direct)); then
   echo "=== direct ($shards shards, limit ${limit}s)"
