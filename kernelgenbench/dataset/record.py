@@ -1,22 +1,208 @@
-"""Typed, frozen views of task records (the JSON documents the schema describes).
+"""Typed, frozen task records (the JSON documents the schema describes), and their round trip to JSON.
 
-Records travel as plain dicts (JSON Lines, parquet rows); `Task.from_dict` validates one and gives the
-typed view the evaluator and `kgb prompt` use. `Task.to_dict` returns the record exactly as it came.
+Records travel as plain dicts (JSON Lines, parquet rows). `Task.from_dict` validates one and gives the
+typed view the evaluator and `kgb prompt` use; `Task.to_dict` prints it back: `Task.from_dict(d).to_dict()
+== d` for every valid record (tests assert it on every record the extractors and examples produce).
+Extractors build records through these classes, so one model says what a record holds.
+
+Closed sets of strings are `StrEnum`s: a member equals its string, and `to_dict` writes the plain string.
+JSON tells an absent key from one holding the default value, so each part with optional keys remembers
+which of them it spells out (`spelled`); tests/test_record_model.py checks these classes against the
+JSON Schema, so the two cannot drift.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from kernelgenbench.dataset.schema import validate_record
 
+RECORD_VERSION = 1
+
+
+class Semantics(enum.StrEnum):
+    """How outputs are compared (task.semantics)."""
+
+    DETERMINISTIC = "deterministic"
+    RANDOM = "random"
+    UNINITIALIZED = "uninitialized"
+    VIEW = "view"
+
+
+class Purpose(enum.StrEnum):
+    """What a workload is for (workload.purpose)."""
+
+    CORRECTNESS = "correctness"
+    PERFORMANCE = "performance"
+
+
+class Direction(enum.StrEnum):
+    """Data direction of a parameter (param.direction)."""
+
+    IN = "in"
+    OUT = "out"
+    INOUT = "inout"
+
+
+class WorkloadState(enum.StrEnum):
+    """Whether a task has both kinds of workload (workload_status.state)."""
+
+    OK = "ok"
+    PARTIAL = "partial"
+    NONE = "none"
+
+
+class ParamKind(enum.StrEnum):
+    """Normalized kind of a parameter's value (param.kind)."""
+
+    TENSOR = "tensor"
+    TENSOR_LIST = "tensor_list"
+    OPTIONAL_TENSOR = "optional_tensor"
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    STR = "str"
+    SCALAR = "scalar"
+    INT_LIST = "int_list"
+    FLOAT_LIST = "float_list"
+    BOOL_LIST = "bool_list"
+    SCALAR_TYPE = "scalar_type"
+    LAYOUT = "layout"
+    DEVICE = "device"
+    MEMORY_FORMAT = "memory_format"
+    GENERATOR = "generator"
+    ENUM = "enum"
+    COMPLEX = "complex"
+    OTHER = "other"
+
+
+class ReturnKind(enum.StrEnum):
+    """Normalized kind of a returned value (return.kind)."""
+
+    TENSOR = "tensor"
+    TENSOR_LIST = "tensor_list"
+    OPTIONAL_TENSOR = "optional_tensor"
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    SCALAR = "scalar"
+    SCALAR_TYPE = "scalar_type"
+    OTHER = "other"
+
+
+Category = enum.StrEnum("Category", [(c.upper().replace("-", "_"), c) for c in (
+    "elementwise", "reduction", "normalization", "activation", "loss", "gemm", "blas1", "blas2", "blas3",
+    "attention", "kv-cache", "quantization", "moe", "indexing", "sort", "scan", "creation", "copy",
+    "view", "random", "convolution", "pooling", "padding", "upsample", "embedding", "sampling",
+    "positional", "ssm", "linalg", "fft", "other")], module=__name__)
+Category.__doc__ = "Operator family (task.category)."
+
+
+class Platform(enum.StrEnum):
+    """A platform a task applies to (task.platforms)."""
+
+    ANY = "any"
+    CUDA = "cuda"
+    ROCM = "rocm"
+    XPU = "xpu"
+    NPU = "npu"
+    MPS = "mps"
+    CPU = "cpu"
+
+
+class Benchmark(enum.StrEnum):
+    """A curated set (task.benchmarks)."""
+
+    MS = "ms"
+    MC = "mc"
+
+
+class CostUnit(enum.StrEnum):
+    """The device ceiling a cost's flops are measured against (cost.unit)."""
+
+    MATRIX = "matrix"
+    VECTOR = "vector"
+
+
+class CompareMode(enum.StrEnum):
+    """How a compare rule relaxes elementwise comparison (compare[].mode)."""
+
+    UNORDERED = "unordered"
+    UNORDERED_WITHIN_SEGMENTS = "unordered_within_segments"
+    TIES_ALLOWED = "ties_allowed"
+    ANY_VALID = "any_valid"
+
+
+class Validator(enum.StrEnum):
+    """The evaluator's named checks an any_valid rule may use (compare[].validator)."""
+
+    SCATTER_WRITES = "scatter_writes"
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy: enums as their strings, parts as dicts, tuples as lists (mappings copied)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Part):
+        return value.to_dict()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class Part:
+    """Shared behaviour of the record's parts: enum coercion, and `to_dict` that omits unspelled keys.
+
+    Subclasses list their optional keys in `OPTIONAL` and map fields to their enum in `ENUMS` (a field
+    holding a tuple gets each item coerced). `spelled` None means every optional key is written, except
+    those of `NONE_IS_ABSENT` holding None (keys the schema does not let be null).
+    """
+
+    OPTIONAL: ClassVar[tuple[str, ...]] = ()
+    NONE_IS_ABSENT: ClassVar[tuple[str, ...]] = ()  # optional keys the schema never lets be null
+    ENUMS: ClassVar[Mapping[str, type[enum.Enum]]] = {}
+
+    def __post_init__(self) -> None:
+        for name, kind in self.ENUMS.items():
+            value = getattr(self, name)
+            if isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(kind(v) for v in value))
+            elif value is not None:
+                object.__setattr__(self, name, kind(value))
+
+    def _written(self) -> Iterator[str]:
+        spelled = getattr(self, "spelled", None)
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if f.name == "spelled" or (f.name in self.OPTIONAL and spelled is not None and f.name not in spelled):
+                continue
+            if f.name in self.NONE_IS_ABSENT and getattr(self, f.name) is None:
+                continue
+            yield f.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """The part as JSON-ready data, exactly the keys it was read with (or built to spell)."""
+        return {name: _plain(getattr(self, name)) for name in self._written()}
+
+    @classmethod
+    def spelled_in(cls, d: Mapping[str, Any]) -> frozenset[str]:
+        """The optional keys of this part that `d` spells out."""
+        return frozenset(k for k in cls.OPTIONAL if k in d)
+
+
+_SPELLED = field(default=None, repr=False, compare=False)
+
 
 @dataclass(frozen=True)
-class Code:
+class Code(Part):
     """A self-contained Python module and the function in it to call."""
 
     module: str
@@ -25,145 +211,240 @@ class Code:
 
 
 @dataclass(frozen=True)
-class Param:
+class Param(Part):
     """One parameter of the task's signature."""
 
     name: str
     type: str
-    kind: str
+    kind: ParamKind
     mutable: bool
     optional: bool
     default: str | None
     keyword_only: bool
     dtype: str | None = None
     alias: str | None = None
-    direction: str = "in"
+    direction: Direction = Direction.IN
     description: str = ""
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("dtype", "alias", "direction", "description")
+    ENUMS = {"kind": ParamKind, "direction": Direction}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Param:
+        """The typed parameter of one (schema-valid) params entry."""
+        return cls(**d, spelled=cls.spelled_in(d))
 
 
 @dataclass(frozen=True)
-class Return:
+class Return(Part):
     """One returned value."""
 
     name: str
     type: str
-    kind: str
+    kind: ReturnKind
     alias: str | None
+
+    ENUMS = {"kind": ReturnKind}
 
 
 @dataclass(frozen=True)
-class Tolerance:
+class Tolerance(Part):
     """|out - ref| <= atol + rtol * |ref|, with an optional share of elements allowed outside."""
 
     atol: float
     rtol: float
     max_mismatch: float = 0.0
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("max_mismatch",)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Tolerance:
+        """The typed tolerance of one dtype."""
+        return cls(**d, spelled=cls.spelled_in(d))
 
 
 @dataclass(frozen=True)
-class Workload:
+class Workload(Part):
     """One concrete case: argument specs, or parameters of the record's input generator."""
 
     id: str
-    purpose: str
+    purpose: Purpose
     origin: str
     args: Mapping[str, Any] | None = None
     params: Mapping[str, Any] | None = None
     description: str = ""
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("args", "params", "description")
+    NONE_IS_ABSENT = ("args", "params")
+    ENUMS = {"purpose": Purpose}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Workload:
+        """The typed workload of one workloads entry."""
+        return cls(**d, spelled=cls.spelled_in(d))
 
 
 @dataclass(frozen=True)
-class Segments:
+class WorkloadStatus(Part):
+    """Why the workload list is what it is."""
+
+    state: WorkloadState
+    reason: str
+
+    ENUMS = {"state": WorkloadState}
+
+    @classmethod
+    def of(cls, purposes: set[str] | frozenset[str], reason: str) -> WorkloadStatus:
+        """ok with both purposes (reason dropped), partial with one, none with neither."""
+        if purposes == {Purpose.CORRECTNESS, Purpose.PERFORMANCE}:
+            return cls(WorkloadState.OK, "")
+        return cls(WorkloadState.PARTIAL if purposes else WorkloadState.NONE, reason)
+
+
+@dataclass(frozen=True)
+class Cost(Part, Mapping[str, str]):
+    """Work of a workload as expressions over its arguments; reads as the mapping of its spelled keys."""
+
+    flops: str
+    bytes: str
+    reads: str | None = None
+    writes: str | None = None
+    unit: CostUnit | None = None
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("reads", "writes", "unit")
+    NONE_IS_ABSENT = OPTIONAL
+    ENUMS = {"unit": CostUnit}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Cost:
+        """The typed cost model."""
+        return cls(**d, spelled=cls.spelled_in(d))
+
+    def __getitem__(self, key: str) -> str:
+        if key not in set(self._written()):
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return self._written()
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._written())
+
+
+@dataclass(frozen=True)
+class Provenance(Part):
+    """Where the task came from, precisely enough to find the upstream text again."""
+
+    upstream: str
+    version: str
+    commit: str | None
+    file: str
+    line: int | None
+    extractor: str
+
+
+@dataclass(frozen=True)
+class Segments(Part):
     """How an unordered_within_segments rule cuts its target: labels per `repeat` elements, up to `limit`."""
 
     labels: str
     repeat: int | str = 1
     limit: str | None = None
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("repeat", "limit")
+    NONE_IS_ABSENT = ("limit",)
 
 
 @dataclass(frozen=True)
-class CompareRule:
+class CompareRule(Part):
     """A declared relaxation of one output's comparison, where upstream leaves its order unspecified."""
 
     target: str
-    mode: str
+    mode: CompareMode
     upstream: str
     dim: int | str | None = None
     source: str | None = None
     distinct: bool = False
     segments: Segments | None = None
     unless: str | None = None
-    validator: str | None = None
+    validator: Validator | None = None
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("dim", "source", "distinct", "segments", "unless", "validator")
+    NONE_IS_ABSENT = ("source", "segments", "unless", "validator")
+    ENUMS = {"mode": CompareMode, "validator": Validator}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CompareRule:
         """The typed rule of one (schema-valid) `compare` entry."""
         seg = d.get("segments")
-        return cls(**{**d, "segments": Segments(**seg) if seg else None})
+        segments = Segments(**seg, spelled=Segments.spelled_in(seg)) if seg else None
+        return cls(**{**d, "segments": segments}, spelled=cls.spelled_in(d))
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(Part):
     """A validated task record."""
 
     id: str
-    source: str
+    source: str  # an open set: the registered sources (kernelgenbench/sources.py)
     name: str
     overload: str
     signature: str | None
     params: tuple[Param, ...]
     returns: tuple[Return, ...]
-    category: str
+    category: Category
     tags: tuple[str, ...]
     description: str
     entry_point: str
-    semantics: str
+    semantics: Semantics
     reference: Code | None
     inputs: Code | None
     workloads: tuple[Workload, ...]
+    workload_status: WorkloadStatus
     tolerance: Mapping[str, Tolerance]
-    cost: Mapping[str, str] | None
-    platforms: tuple[str, ...]
-    benchmarks: tuple[str, ...]
-    provenance: Mapping[str, Any]
+    cost: Cost | None
+    provenance: Provenance
+    platforms: tuple[Platform, ...]
+    benchmarks: tuple[Benchmark, ...]
     details: Mapping[str, Any]
-    raw: Mapping[str, Any] = field(repr=False, compare=False)
     compare: tuple[CompareRule, ...] = ()
+    record_version: int = RECORD_VERSION
+    spelled: frozenset[str] | None = _SPELLED
+
+    OPTIONAL = ("compare",)
+    ENUMS = {"category": Category, "semantics": Semantics, "platforms": Platform, "benchmarks": Benchmark}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> Task:
-        """Validate a record against the schema and return its typed view."""
-        validate_record(record)
+    def from_dict(cls, record: Mapping[str, Any], *, validate: bool = True) -> Task:
+        """Validate a record against the schema (unless the caller already has) and return its typed view."""
+        if validate:
+            validate_record(record)
         code = lambda c: Code(**c) if c else None  # noqa: E731
         return cls(
-            id=record["id"],
-            source=record["source"],
-            name=record["name"],
-            overload=record["overload"],
-            signature=record["signature"],
-            params=tuple(Param(**p) for p in record["params"]),
+            **{k: record[k] for k in ("id", "source", "name", "overload", "signature", "category", "description",
+                                      "entry_point", "semantics", "details", "record_version")},
+            params=tuple(Param.from_dict(p) for p in record["params"]),
             returns=tuple(Return(**r) for r in record["returns"]),
-            category=record["category"],
             tags=tuple(record["tags"]),
-            description=record["description"],
-            entry_point=record["entry_point"],
-            semantics=record["semantics"],
             reference=code(record["reference"]),
             inputs=code(record["inputs"]),
-            workloads=tuple(Workload(**w) for w in record["workloads"]),
-            tolerance={k: Tolerance(**v) for k, v in record["tolerance"].items()},
-            cost=record["cost"],
+            workloads=tuple(Workload.from_dict(w) for w in record["workloads"]),
+            workload_status=WorkloadStatus(**record["workload_status"]),
+            tolerance={k: Tolerance.from_dict(v) for k, v in record["tolerance"].items()},
+            cost=Cost.from_dict(record["cost"]) if record["cost"] is not None else None,
+            provenance=Provenance(**record["provenance"]),
             platforms=tuple(record["platforms"]),
             benchmarks=tuple(record["benchmarks"]),
-            provenance=record["provenance"],
-            details=record["details"],
-            raw=record,
             compare=tuple(CompareRule.from_dict(c) for c in record.get("compare", ())),
+            spelled=cls.spelled_in(record),
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as it was loaded."""
-        return dict(self.raw)
 
     @property
     def mutable_params(self) -> tuple[Param, ...]:
@@ -173,17 +454,17 @@ class Task:
     @property
     def correctness_workloads(self) -> tuple[Workload, ...]:
         """Workloads checked for numerics (performance workloads are checked too, but timed)."""
-        return tuple(w for w in self.workloads if w.purpose == "correctness")
+        return tuple(w for w in self.workloads if w.purpose == Purpose.CORRECTNESS)
 
     @property
     def performance_workloads(self) -> tuple[Workload, ...]:
         """Workloads that are timed."""
-        return tuple(w for w in self.workloads if w.purpose == "performance")
+        return tuple(w for w in self.workloads if w.purpose == Purpose.PERFORMANCE)
 
-    @property
+    @functools.cached_property
     def content_hash(self) -> str:
         """sha256 of the canonical JSON of the record: its identity for manifests and caches."""
-        return content_hash(self.raw)
+        return content_hash(self.to_dict())
 
 
 def canonical_json(record: Mapping[str, Any]) -> str:

@@ -350,7 +350,8 @@ def build_prompt(task: Task) -> Prompt:
             for w in task.workloads
         ),
         dtypes=_dtypes(task),
-        tolerance={k: asdict(v) for k, v in sorted(task.tolerance.items())},
+        tolerance={k: {"atol": v.atol, "rtol": v.rtol, "max_mismatch": v.max_mismatch}
+                   for k, v in sorted(task.tolerance.items())},
         forbidden=_FORBIDDEN[task.source] + forbidden_common(),
         platforms=task.platforms,
         platform_text=_platform_text(task.platforms),

@@ -737,7 +737,9 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     from kernelgenbench.evaluator.transfer import move_tree, pack, receive_arenas, unpack
 
     arenas = receive_arenas(conn)  # sent by the evaluator before anything else
-    task = Task.from_dict(setup["record"])
+    # The evaluator validated the record and sent its typed task's dict; the schema (and the sources a
+    # registry adds to it) is the evaluator's business, not the candidate's process's.
+    task = Task.from_dict(setup["record"], validate=False)
     if torch.device(device).type == "cuda":
         torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
     watched = _watched()
