@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernelgenbench import __version__
+from kernelgenbench.dataset.record import RECORD_VERSION, Benchmark, Provenance, WorkloadState, WorkloadStatus
 from kernelgenbench.extractors.aten import policies, signature
 from kernelgenbench.extractors.aten.categorize import category
 from kernelgenbench.extractors.aten.parse import ParsedFunction, Relations
@@ -36,6 +37,28 @@ def platforms(dispatch: tuple[str, ...], curated: bool) -> list[str]:
     return ["any"]
 
 
+def _details(pf: ParsedFunction, relations: Relations, registered_mismatch: str | None, curated_name: str | None,
+             doc_from: str | None) -> dict[str, Any]:
+    """details.aten: torchgen's facts about the overload and its group."""
+    f = pf.func
+    return {
+        "schema_kind": f.func.kind().name,
+        "variants": sorted(v.name for v in f.variants),
+        "functional": task_id(relations.functional),
+        "inplace": task_id(relations.inplace),
+        "out": task_id(relations.out),
+        "mutable_variant": task_id(relations.mutable),
+        "structured": bool(f.structured or f.structured_delegate is not None),
+        "dispatch": list(pf.dispatch),
+        "python_module": f.python_module,
+        "registered": registered_mismatch is None,
+        "registered_mismatch": registered_mismatch,
+        "opinfo": [],
+        "curated_name": curated_name,
+        "description_from": doc_from,
+    }
+
+
 def base_record(
     pf: ParsedFunction,
     *,
@@ -59,53 +82,20 @@ def base_record(
     params = signature.params(f.func)
     description, doc_from = doc
     curated = curated_name is not None
-    details: dict[str, Any] = {
-        "schema_kind": f.func.kind().name,
-        "variants": sorted(v.name for v in f.variants),
-        "functional": task_id(relations.functional),
-        "inplace": task_id(relations.inplace),
-        "out": task_id(relations.out),
-        "mutable_variant": task_id(relations.mutable),
-        "structured": bool(f.structured or f.structured_delegate is not None),
-        "dispatch": list(pf.dispatch),
-        "python_module": f.python_module,
-        "registered": registered_mismatch is None,
-        "registered_mismatch": registered_mismatch,
-        "opinfo": [],
-        "curated_name": curated_name,
-        "description_from": doc_from,
-    }
     record = {
-        "record_version": 1,
-        "id": f"aten/{pf.qualified_name}",
-        "source": "aten",
-        "name": name,
-        "overload": overload,
-        "signature": schema_text,
-        "params": params,
-        "returns": signature.returns(f.func),
-        "category": cat,
-        "tags": tags,
-        "description": description,
-        "entry_point": entry_point(name, overload),
-        "semantics": semantics(name, f.func, tags),
-        "reference": reference_code(name, overload, schema_text),
-        "inputs": None,
-        "workloads": [],
-        "workload_status": {"state": "none", "reason": ""},
+        "record_version": RECORD_VERSION, "id": f"aten/{pf.qualified_name}", "source": "aten",
+        "name": name, "overload": overload, "signature": schema_text, "params": params,
+        "returns": signature.returns(f.func), "category": cat, "tags": tags, "description": description,
+        "entry_point": entry_point(name, overload), "semantics": semantics(name, f.func, tags),
+        "reference": reference_code(name, overload, schema_text), "inputs": None, "workloads": [],
+        "workload_status": WorkloadStatus(WorkloadState.NONE, "").to_dict(),
         "tolerance": policies.tolerance(cat),
         "cost": policies.cost(name, cat, params, overload),
-        "provenance": {
-            "upstream": "pytorch",
-            "version": source.version,
-            "commit": source.commit,
-            "file": source.upstream_file,
-            "line": pf.line or None,
-            "extractor": __version__,
-        },
+        "provenance": Provenance("pytorch", source.version, source.commit, source.upstream_file, pf.line or None,
+                                 __version__).to_dict(),
         "platforms": platforms(pf.dispatch, curated),
-        "benchmarks": ["ms", "mc"] if curated else [],
-        "details": {"aten": details},
+        "benchmarks": [Benchmark.MS.value, Benchmark.MC.value] if curated else [],
+        "details": {"aten": _details(pf, relations, registered_mismatch, curated_name, doc_from)},
     }
     rules = policies.compare_rules(name, params, len(record["returns"]))
     if rules:

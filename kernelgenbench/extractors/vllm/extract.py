@@ -130,6 +130,74 @@ def resolve_entry(entry: CuratedEntry, revision_schema: str | None, checked: tup
     return entry, ()
 
 
+@dataclass
+class _Run:
+    """What one extraction has read, and what it has set aside so far."""
+
+    source: SourceInfo
+    curated: CuratedData
+    scan: TestScan
+    wrappers: tuple[Wrapper, ...]
+    impls: dict[tuple[str, str, str], list[OpImpl]]
+    skipped: list[str]
+    invalid: list[str] = dataclasses.field(default_factory=list)
+    records: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    statuses: dict[str, tuple[ReferenceStatus, list[str]]] = dataclasses.field(default_factory=dict)
+
+
+def _def_input(run: _Run, d: OpDef, overload: str, first: OpDef | None, schema: ParsedSchema | None) -> RecordInput:
+    """Everything the record of one .def is built from: its impls, wrapper, tests and curated entry."""
+    curated = run.curated
+    wrapper_names = frozenset(w.name for w in run.wrappers if (d.namespace, d.name) in w.ops)
+    entry = curated.entry_for(d.qualified_name) if first is None and d.build != "cpu" else None
+    checked: tuple[str, ...] = ()
+    if entry is not None:
+        entry, checked = resolve_entry(entry, schema.canonical if schema else None, curated.checked)
+    return RecordInput(
+        op=d,
+        record_overload=overload,
+        schema=schema,
+        impls=tuple(run.impls.get((d.namespace, d.qualified_name, d.build)) or []),
+        wrapper=wrapper_for(run.wrappers, d.namespace, d.name),
+        tests=tuple(tests_calling(run.scan.grids, d.namespace, d.name, wrapper_names)),
+        curated_name=curated.curated_name_of(d.qualified_name),
+        entry=entry,
+        plan=plan_workloads(entry, run.scan, version=run.source.version) if entry is not None else None,
+        primary_id=f"vllm/{first.name}" + (f".{first.overload}" if first.overload else "") if first else None,
+        checked=checked,
+    )
+
+
+def _add_def(run: _Run, d: OpDef, overload: str, first: OpDef | None) -> None:
+    """Build, validate and keep the record of one .def (a broken schema or entry is reported, not fatal)."""
+    schema: ParsedSchema | None = None
+    if d.schema is not None:
+        try:
+            schema = parse_op_schema(d.schema, file=d.location.file, line=d.location.line)
+        except SourceParseError as exc:
+            run.skipped.append(str(exc))
+            return
+    inp = _def_input(run, d, overload, first, schema)
+    record, status, diffs = build_record(inp, run.source)
+    errors = record_errors(record)
+    if errors and inp.entry is not None:
+        # A bad curated entry must not cost the op its record: report it, write the record without it.
+        run.skipped.append(f"{inp.entry.where}: entry {d.qualified_name!r} makes an invalid record ({errors[0]}); "
+                           "written without its reference")
+        inp = dataclasses.replace(inp, entry=None, plan=None)
+        record, status, diffs = build_record(inp, run.source)
+        errors = record_errors(record)
+    if errors:
+        run.invalid.append(f"{record['id']} ({d.location}): {errors[0]}")
+        return
+    curated = run.curated
+    key = d.qualified_name if d.qualified_name in curated.entries else curated.aliases.get(d.qualified_name,
+                                                                                           d.qualified_name)
+    if first is None and (key not in run.statuses or run.statuses[key][0] is not ReferenceStatus.OK):
+        run.statuses[key] = (status, diffs)
+    run.records.append(record)
+
+
 def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = None,
             progress: Progress | None = None) -> Extraction:
     """Records for every .def under root/csrc, with wrappers, test grids and curated references."""
@@ -146,10 +214,7 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     wanted = frozenset(e.test.split("::", 1)[0] for e in curated.entries.values() if e.test)
     scan: TestScan = scan_tests(root, wanted)
     skipped.extend(s.reason for s in scan.skipped)
-    impls = _impl_index(regs.impls)
-    records: list[dict[str, Any]] = []
-    invalid: list[str] = []
-    statuses: dict[str, tuple[ReferenceStatus, list[str]]] = {}
+    run = _Run(source, curated, scan, wrappers, _impl_index(regs.impls), skipped)
     defs = regs.defs
     present = {d.qualified_name for d in defs}
     # The curated references describe the GPU op: a CPU-build registration never stands in for it.
@@ -157,59 +222,16 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     curated_present |= {curated.aliases[n] for n in curated_present if n in curated.aliases}  # renamed ops
     for k, (d, overload, first) in enumerate(_record_overloads(defs, frozenset(curated.entries) | set(curated.aliases))):
         step("records", k, len(defs))
-        schema: ParsedSchema | None = None
-        if d.schema is not None:
-            try:
-                schema = parse_op_schema(d.schema, file=d.location.file, line=d.location.line)
-            except SourceParseError as exc:
-                skipped.append(str(exc))
-                continue
-        own = impls.get((d.namespace, d.qualified_name, d.build)) or []
-        wrapper = wrapper_for(wrappers, d.namespace, d.name)
-        wrapper_names = frozenset(w.name for w in wrappers if (d.namespace, d.name) in w.ops)
-        entry = curated.entry_for(d.qualified_name) if first is None and d.build != "cpu" else None
-        checked: tuple[str, ...] = ()
-        if entry is not None:
-            entry, checked = resolve_entry(entry, schema.canonical if schema else None, curated.checked)
-        inp = RecordInput(
-            op=d,
-            record_overload=overload,
-            schema=schema,
-            impls=tuple(own),
-            wrapper=wrapper,
-            tests=tuple(tests_calling(scan.grids, d.namespace, d.name, wrapper_names)),
-            curated_name=curated.curated_name_of(d.qualified_name),
-            entry=entry,
-            plan=plan_workloads(entry, scan, version=source.version) if entry is not None else None,
-            primary_id=f"vllm/{first.name}" + (f".{first.overload}" if first.overload else "") if first else None,
-            checked=checked,
-        )
-        record, status, diffs = build_record(inp, source)
-        errors = record_errors(record)
-        if errors and entry is not None:
-            # A bad curated entry must not cost the op its record: report it, write the record without it.
-            skipped.append(f"{entry.where}: entry {d.qualified_name!r} makes an invalid record ({errors[0]}); "
-                           "written without its reference")
-            inp = dataclasses.replace(inp, entry=None, plan=None)
-            record, status, diffs = build_record(inp, source)
-            errors = record_errors(record)
-        if errors:
-            invalid.append(f"{record['id']} ({d.location}): {errors[0]}")
-            continue
-        key = d.qualified_name if d.qualified_name in curated.entries else curated.aliases.get(d.qualified_name,
-                                                                                               d.qualified_name)
-        if first is None and (key not in statuses or statuses[key][0] is not ReferenceStatus.OK):
-            statuses[key] = (status, diffs)
-        records.append(record)
-    for op, (record, status, diffs) in _wrapper_only_records(defs, wrappers, present, curated, scan, impls, source,
-                                                             skipped, invalid):
-        records.append(record)
-        statuses[op] = (status, diffs)
+        _add_def(run, d, overload, first)
+    for op, (record, status, diffs) in _wrapper_only_records(defs, wrappers, present, curated, scan, run.impls, source,
+                                                             skipped, run.invalid):
+        run.records.append(record)
+        run.statuses[op] = (status, diffs)
         curated_present.add(op)
     step("records", len(defs), len(defs))
-    outcomes = [_outcome(name, ops, curated, statuses, curated_present, source.version)
+    outcomes = [_outcome(name, ops, curated, run.statuses, curated_present, source.version)
                 for name, ops in curated.names.items()]
-    return Extraction(tuple(records), tuple(skipped), tuple(outcomes), tuple(invalid), source,
+    return Extraction(tuple(run.records), tuple(skipped), tuple(outcomes), tuple(run.invalid), source,
                       tuple(s.reason for s in regs.skipped), _named_in_unreadable(root, regs, curated, outcomes))
 
 

@@ -14,6 +14,15 @@ from typing import Any
 import yaml
 
 import kernelgenbench
+from kernelgenbench.dataset.record import (
+    RECORD_VERSION,
+    Benchmark,
+    Code,
+    Param,
+    Provenance,
+    Return,
+    Semantics,
+)
 from kernelgenbench.extractors.vllm.curated import CuratedEntry, module_source
 from kernelgenbench.extractors.vllm.guards import platforms_for
 from kernelgenbench.extractors.vllm.registrations import CATCH_ALL, OpDef, OpImpl
@@ -106,19 +115,19 @@ def schema_differences(reference: str, revision: str) -> list[str]:
     return [line for line in difflib.ndiff(parts(reference), parts(revision)) if line[:1] in "+-"]
 
 
+_PARAM_KEYS = frozenset({"dtype", "alias", "direction"})  # the optional param keys vLLM records spell
+
+
 def _params(schema: ParsedSchema, names: Sequence[str]) -> list[dict[str, Any]]:
     return [
-        {
-            "name": name, "type": a.type_text, "kind": a.kind, "dtype": None, "mutable": a.mutable,
-            "alias": a.alias, "optional": a.optional, "default": a.default, "keyword_only": a.keyword_only,
-            "direction": "inout" if a.mutable else "in",
-        }
+        Param(name, a.type_text, a.kind, a.mutable, a.optional, a.default, a.keyword_only, dtype=None, alias=a.alias,
+              direction="inout" if a.mutable else "in", spelled=_PARAM_KEYS).to_dict()
         for a, name in zip(schema.args, names, strict=True)
     ]
 
 
 def _returns(schema: ParsedSchema) -> list[dict[str, Any]]:
-    return [{"name": r.name, "type": r.type_text, "kind": r.kind, "alias": r.alias} for r in schema.returns]
+    return [Return(r.name, r.type_text, r.kind, r.alias).to_dict() for r in schema.returns]
 
 
 def _workload_status(workloads: Sequence[Mapping[str, Any]], reason_none: str) -> dict[str, str]:
@@ -150,109 +159,134 @@ class RecordInput:
     checked: tuple[str, ...] = ()  # the checked vLLM releases whose schema of the op the reference implements
 
 
-def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], ReferenceStatus, list[str]]:
-    """The record, its reference status and the schema differences (non-empty on a mismatch)."""
-    op, schema, entry = inp.op, inp.schema, inp.entry
-    rules = category_rules()
-    names: list[str] = []
-    renamed: list[RenamedParam] = []
-    if schema is not None:
-        names, renamed = unique_param_names(schema, inp.wrapper, op.namespace)
-    keys = sorted({i.dispatch_key for i in inp.impls} | ({CATCH_ALL} if op.catch_all else set()))
-    status = ReferenceStatus.MISSING
+def _reference_match(inp: RecordInput) -> tuple[ReferenceStatus, list[str], str | None]:
+    """Whether the curated entry's schema is this revision's: the status, the differences, the entry's schema."""
+    entry, schema = inp.entry, inp.schema
+    if entry is None or inp.primary_id is not None:
+        return ReferenceStatus.MISSING, [], None
     differences: list[str] = []
-    reference_schema = None
-    if entry is not None and inp.primary_id is None:
-        try:
-            reference_schema = canonical_schema(entry.schema)
-        except RuntimeError as exc:
-            reference_schema = None
-            differences = [f"the entry's schema does not parse: {str(exc).splitlines()[0]}"]
-        revision_schema = schema.canonical if schema is not None else None
-        same = reference_schema == revision_schema
-        if inp.kind == "wrapper" and reference_schema is not None and revision_schema is not None:
-            same = comparable(reference_schema) == comparable(revision_schema)
-        if reference_schema is not None and same:
-            status = ReferenceStatus.OK
-        else:
-            status = ReferenceStatus.SCHEMA_MISMATCH
-            if reference_schema is not None:
-                differences = (schema_differences(reference_schema, revision_schema) if revision_schema
-                               else ["the op has no schema at this revision (name-only def)"])
-    ok = status is ReferenceStatus.OK
-    assert entry is not None or not ok
-    reason = NO_GENERATOR
-    workloads: list[dict[str, Any]] = []
-    if ok and entry is not None and inp.plan is not None:
+    try:
+        reference_schema = canonical_schema(entry.schema)
+    except RuntimeError as exc:
+        reference_schema = None
+        differences = [f"the entry's schema does not parse: {str(exc).splitlines()[0]}"]
+    revision_schema = schema.canonical if schema is not None else None
+    same = reference_schema == revision_schema
+    if inp.kind == "wrapper" and reference_schema is not None and revision_schema is not None:
+        same = comparable(reference_schema) == comparable(revision_schema)
+    if reference_schema is not None and same:
+        return ReferenceStatus.OK, differences, reference_schema
+    if reference_schema is not None:
+        differences = (schema_differences(reference_schema, revision_schema) if revision_schema
+                       else ["the op has no schema at this revision (name-only def)"])
+    return ReferenceStatus.SCHEMA_MISMATCH, differences, reference_schema
+
+
+def _workloads(inp: RecordInput, status: ReferenceStatus, differences: list[str]) -> tuple[list[dict[str, Any]], str]:
+    """The record's workloads, and why there are none (or not both kinds)."""
+    entry = inp.entry
+    if status is ReferenceStatus.OK and entry is not None and inp.plan is not None:
         if entry.inputs:
-            workloads = [dict(w) for w in inp.plan.workloads]
-            reason = inp.plan.reason or "the entry lists no such workload"
-        else:
-            reason = "the curated entry has no input generator"
-    elif status is ReferenceStatus.SCHEMA_MISMATCH:
-        reason = "the curated reference implements another schema: " + "; ".join(differences)
+            return [dict(w) for w in inp.plan.workloads], inp.plan.reason or "the entry lists no such workload"
+        return [], "the curated entry has no input generator"
+    if status is ReferenceStatus.SCHEMA_MISMATCH:
+        return [], "the curated reference implements another schema: " + "; ".join(differences)
+    return [], NO_GENERATOR
+
+
+def _description(inp: RecordInput) -> str:
     # A wrapper named like the op documents the op; one that picks between ops (scaled_fp8_quant)
     # documents itself, so the curated entry's words come first then.
-    own_doc = inp.wrapper.docstring if inp.wrapper and inp.wrapper.name == op.name and inp.wrapper.docstring else ""
-    other_doc = inp.wrapper.docstring if inp.wrapper and inp.wrapper.docstring else ""
-    description = own_doc or (entry.description if entry else "") or other_doc
-    code = lambda fn: {"module": entry.module, "function": fn, "code": module_source(entry.module)}  # noqa: E731
-    details: dict[str, Any] = {
-        "kind": inp.kind,
-        "wraps": list(inp.wraps),
-        "namespace": op.namespace,
-        "dispatch_keys": keys,
-        "guards": list(op.guards),
-        "reference_status": status.value,
-        "build": op.build,
-        "block": op.block,
-        "torch_tags": list(op.torch_tags),
-        "canonical_schema": schema.canonical if schema else None,
+    w = inp.wrapper
+    own_doc = w.docstring if w and w.name == inp.op.name and w.docstring else ""
+    other_doc = w.docstring if w and w.docstring else ""
+    return own_doc or (inp.entry.description if inp.entry else "") or other_doc
+
+
+@dataclass(frozen=True)
+class _Match:
+    """What comparing the curated entry with this revision found, and the workloads that follow."""
+
+    status: ReferenceStatus
+    differences: list[str]
+    reference_schema: str | None
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        """The record carries the entry's reference."""
+        return self.status is ReferenceStatus.OK
+
+
+def _details(inp: RecordInput, keys: list[str], renamed: list[RenamedParam], m: _Match) -> dict[str, Any]:
+    """details.vllm: the registration, wrapper, tests and what became of the curated entry."""
+    op, entry, schema = inp.op, inp.entry, inp.schema
+    return {
+        "kind": inp.kind, "wraps": list(inp.wraps), "namespace": op.namespace, "dispatch_keys": keys,
+        "guards": list(op.guards), "reference_status": m.status.value, "build": op.build, "block": op.block,
+        "torch_tags": list(op.torch_tags), "canonical_schema": schema.canonical if schema else None,
         "impls": [{"dispatch_key": i.dispatch_key, "file": i.location.file, "line": i.location.line,
                    "guards": list(i.guards)} for i in inp.impls],
         "wrapper": wrapper_to_dict(inp.wrapper) if inp.wrapper else None,
         "tests": [grid_to_dict(g) for g in inp.tests],
         "curated_name": inp.curated_name,
         "curated_entry": entry.where if entry else None,
-        "reference_schema": reference_schema,
-        "reference_checked": list(inp.checked) if ok else [],
-        "schema_differences": differences,
+        "reference_schema": m.reference_schema,
+        "reference_checked": list(inp.checked) if m.ok else [],
+        "schema_differences": m.differences,
         "renamed_params": [{"position": r.position, "schema_name": r.schema_name, "name": r.name, "why": r.why}
                            for r in renamed],
         "workload_source": (
             {"kind": inp.plan.source.value, "test": entry.test if entry else None, "reason": inp.plan.reason}
-            if ok and inp.plan is not None else {"kind": GridSource.NONE.value, "test": None, "reason": reason}
+            if m.ok and inp.plan is not None else {"kind": GridSource.NONE.value, "test": None, "reason": m.reason}
         ),
         "primary_id": inp.primary_id,
     }
-    rid = f"vllm/{op.name}" + (f".{inp.record_overload}" if inp.record_overload else "")
-    record = {
-        "record_version": 1,
-        "id": rid,
-        "source": "vllm",
-        "name": op.name,
-        "overload": inp.record_overload,
-        "signature": op.schema,
-        "params": _params(schema, names) if schema else [],
-        "returns": _returns(schema) if schema else [],
-        "category": entry.category if entry else rules.category(op.name),
-        "tags": sorted(set(keys) | set(op.torch_tags)),
-        "description": description,
-        "entry_point": f"{op.name}_{op.overload}" if op.overload else op.name,
-        "semantics": entry.semantics if entry else "deterministic",
-        "reference": code(entry.function) if ok and entry else None,
-        "inputs": code(entry.inputs) if ok and entry and entry.inputs else None,
-        "workloads": workloads,
-        "workload_status": _workload_status(workloads, reason),
+
+
+def _curated_parts(inp: RecordInput, m: _Match) -> dict[str, Any]:
+    """The fields the curated entry decides: category, semantics, reference, inputs, tolerance, cost."""
+    entry, rules = inp.entry, category_rules()
+    used = entry if m.ok else None
+    code = lambda fn: Code(entry.module, fn, module_source(entry.module)).to_dict()  # noqa: E731
+    return {
+        "category": entry.category if entry else rules.category(inp.op.name),
+        "semantics": entry.semantics if entry else Semantics.DETERMINISTIC.value,
+        "reference": code(used.function) if used else None,
+        "inputs": code(used.inputs) if used and used.inputs else None,
         "tolerance": {k: {kk: float(vv) for kk, vv in v.items()} for k, v in
                       (entry.tolerance if entry else rules.default_tolerance).items()},
-        "cost": dict(entry.cost) if ok and entry and entry.cost else None,
-        "provenance": {"upstream": "vllm", "version": source.version, "commit": source.commit,
-                       "file": op.location.file, "line": op.location.line, "extractor": kernelgenbench.__version__},
-        "platforms": platforms_for(op.guards, op.build),
-        "benchmarks": ["ms"] if ok and inp.curated_name else [],
-        "details": {"vllm": details},
+        "cost": dict(used.cost) if used and used.cost else None,
+        "benchmarks": [Benchmark.MS.value] if m.ok and inp.curated_name else [],
     }
-    if ok and entry and entry.compare:
+
+
+def build_record(inp: RecordInput, source: SourceInfo) -> tuple[dict[str, Any], ReferenceStatus, list[str]]:
+    """The record, its reference status and the schema differences (non-empty on a mismatch)."""
+    op, schema, entry = inp.op, inp.schema, inp.entry
+    names, renamed = unique_param_names(schema, inp.wrapper, op.namespace) if schema is not None else ([], [])
+    keys = sorted({i.dispatch_key for i in inp.impls} | ({CATCH_ALL} if op.catch_all else set()))
+    status, differences, reference_schema = _reference_match(inp)
+    assert entry is not None or status is not ReferenceStatus.OK
+    workloads, reason = _workloads(inp, status, differences)
+    m = _Match(status, differences, reference_schema, reason)
+    record = {
+        "record_version": RECORD_VERSION,
+        "id": f"vllm/{op.name}" + (f".{inp.record_overload}" if inp.record_overload else ""),
+        "source": "vllm", "name": op.name, "overload": inp.record_overload, "signature": op.schema,
+        "params": _params(schema, names) if schema else [],
+        "returns": _returns(schema) if schema else [],
+        "tags": sorted(set(keys) | set(op.torch_tags)),
+        "description": _description(inp),
+        "entry_point": f"{op.name}_{op.overload}" if op.overload else op.name,
+        "workloads": workloads,
+        "workload_status": _workload_status(workloads, reason),
+        "provenance": Provenance("vllm", source.version, source.commit, op.location.file, op.location.line,
+                                 kernelgenbench.__version__).to_dict(),
+        "platforms": platforms_for(op.guards, op.build),
+        "details": {"vllm": _details(inp, keys, renamed, m)},
+        **_curated_parts(inp, m),
+    }
+    if m.ok and entry and entry.compare:
         record["compare"] = [dict(c) for c in entry.compare]
     return record, status, differences
