@@ -138,3 +138,13 @@ def test_round_trip_aten_records() -> None:
     from kernelgenbench.extractors.aten import extract
 
     _assert_round_trip(extract(None, only_curated=True, opinfo=False).records)
+
+
+def test_the_shipped_task_schema_is_the_one_the_registry_generates() -> None:
+    from kernelgenbench.dataset.schema import with_sources
+    from kernelgenbench.sources import sources
+
+    shipped = json.loads((ROOT / "kernelgenbench" / "dataset" / "schema" / "task.schema.json").read_text())
+    assert [s.name for s in sources()] == ["aten", "vllm", "cublas"]
+    assert with_sources(shipped, sources()) == shipped
+    assert task_schema() == shipped

@@ -8,6 +8,7 @@ import sys
 import typer
 
 from kernelgenbench.errors import KgbError
+from kernelgenbench.sources import sources
 
 app = typer.Typer(
     name="kgb",
@@ -25,16 +26,15 @@ extract_app = typer.Typer(
 )
 app.add_typer(extract_app, name="extract")
 
-# Each module defines `register(app, extract_app)`; adding a subcommand means adding its module here.
+# Each module defines `register(app, extract_app)`; adding a subcommand means adding its module here. The
+# `kgb extract <source>` commands come from the source registry: a source brings its own.
 _COMMAND_MODULES = (
-    "kernelgenbench.cli.extract_vllm",
+    *(s.cli for s in sources() if s.cli),
     "kernelgenbench.cli.build",
     "kernelgenbench.cli.publish",
     "kernelgenbench.cli.prompt",
     "kernelgenbench.cli.eval",
-    "kernelgenbench.cli.extract_aten",
     "kernelgenbench.cli.report",
-    "kernelgenbench.cli.extract_cublas",
     "kernelgenbench.cli.trace",
 )
 

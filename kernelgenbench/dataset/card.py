@@ -16,11 +16,11 @@ from kernelgenbench.dataset.configs import SPLIT, DatasetConfig
 from kernelgenbench.dataset.manifest import ConfigFile, upstreams
 from kernelgenbench.dataset.rows import COLUMN_DOCS, FEATURES, JSON_FIELDS
 from kernelgenbench.errors import DatasetError, SourceNotFound
+from kernelgenbench.sources import sources
 
 CARD_TEMPLATE_NAME = "dataset_card.md.j2"
 PRETTY_NAME = "KernelGenBench: operator tasks for Triton kernels"
 PLACEHOLDER_REPO = "ORG/kernelgenbench"
-_SOURCES = ("aten", "vllm", "cublas")
 
 
 def default_card_template() -> Path:
@@ -46,7 +46,8 @@ def front_matter(written: Sequence[tuple[DatasetConfig, ConfigFile]], n_tasks: i
         "license": "apache-2.0",
         "task_categories": ["text-generation"],
         "language": ["en"],
-        "tags": ["code", "triton", "gpu-kernels", "kernel-generation", "benchmark", "pytorch", "vllm", "cublas"],
+        "tags": ["code", "triton", "gpu-kernels", "kernel-generation", "benchmark",
+                 *dict.fromkeys(s.upstream for s in sources())],
         "size_categories": [size_category(n_tasks)],
         "configs": [
             {
@@ -77,6 +78,15 @@ def _operator(record: Mapping[str, Any]) -> str:
     return details.get("curated_name") or record["name"]
 
 
+def _curated_summary(config: str, curated: Sequence[Mapping[str, Any]]) -> str:
+    """'config `ms` holds N operators as M tasks: ...', one phrase per source (its card text)."""
+    operators = {(r["source"], _operator(r)) for r in curated}
+    phrases = [s.card_text.format(operators=sum(1 for src, _ in operators if src == s.name), title=s.title,
+                                  tasks=sum(1 for r in curated if r["source"] == s.name)) for s in sources()]
+    listed = ", ".join(phrases[:-1]) + " and " + phrases[-1] if len(phrases) > 1 else "".join(phrases)
+    return f"config `{config}` holds {len(operators)} operators as {len(curated)} tasks: {listed}."
+
+
 def card_context(
     records: Sequence[Mapping[str, Any]],
     written: Sequence[tuple[DatasetConfig, ConfigFile]],
@@ -105,7 +115,7 @@ def card_context(
         "source_columns": [c.name for c, _ in written],
         "sources": [
             {"name": s, "counts": [sum(1 for r in members[c.name] if r["source"] == s) for c, _ in written]}
-            for s in _SOURCES
+            for s in (src.name for src in sources())
             if any(r["source"] == s for r in records)
         ],
         **_categories(members[category_config], category_config),
@@ -127,17 +137,9 @@ def _categories(curated: Sequence[Mapping[str, Any]], category_config: str) -> d
     """The card's curated summary line and its category table, from the records of `category_config`."""
     categories = sorted({r["category"] for r in curated})
     by_cat = Counter((r["category"], r["source"]) for r in curated)
-    category_sources = [s for s in _SOURCES if any(r["source"] == s for r in curated)]
-    per_source = {s: sum(1 for r in curated if r["source"] == s) for s in _SOURCES}
-    operators = {(r["source"], _operator(r)) for r in curated}
-    aten_ops = sum(1 for src, _ in operators if src == "aten")
-    vllm_ops = sum(1 for src, _ in operators if src == "vllm")
-    curated_summary = (
-        f"config `{category_config}` holds {len(operators)} operators as {len(curated)} tasks: {aten_ops} ATen "
-        f"operators ({per_source['aten']} tasks: every overload its own row), {vllm_ops} vLLM ops "
-        f"({per_source['vllm']} tasks: one per registered op a curated op stands for) and "
-        f"{per_source['cublas']} cuBLAS routines."
-    )
+    names = [s.name for s in sources()]
+    category_sources = [s for s in names if any(r["source"] == s for r in curated)]
+    curated_summary = _curated_summary(category_config, curated)
     return {
         "curated_summary": curated_summary,
         "category_config": category_config,

@@ -9,6 +9,7 @@ from typing import Any
 
 from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import DatasetError
+from kernelgenbench.sources import sources
 
 SPLIT = "test"
 
@@ -77,9 +78,12 @@ def default_config() -> DatasetConfig:
 
 
 @functools.cache
+def _curated_count(spec: str) -> int:
+    name, _, key = spec.partition(":")
+    data = load_data(name, top=dict if key else list)
+    return len(set(data[key] if key else data))
+
+
 def curated_operator_counts() -> dict[str, int]:
     """Curated operators per source, from the curated lists themselves: the one place the counts come from."""
-    aten = load_data("aten_curated.yaml", top=dict)["names"]
-    vllm = load_data("vllm_curated_names.yaml", top=dict)["curated"]
-    cublas = load_data("cublas_curated.yaml", top=list)
-    return {"aten": len(set(aten)), "vllm": len(vllm), "cublas": len(set(cublas))}
+    return {s.name: _curated_count(s.curated) for s in sources() if s.curated}

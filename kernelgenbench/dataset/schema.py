@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
@@ -12,37 +13,65 @@ import jsonschema
 import jsonschema_rs
 from referencing import Registry, Resource
 
-from kernelgenbench.errors import RecordInvalid
+from kernelgenbench.errors import KgbError, RecordInvalid
+from kernelgenbench.sources import Source, sources
 
-_SCHEMA_FILES = ("task", "aten", "vllm", "cublas")
+_TASK_ID = "urn:kernelgenbench:task"
+
+
+def _read(resource: str) -> dict[str, Any]:
+    package, _, name = resource.partition(":")
+    return json.loads((resources.files(package) / name).read_text())
+
+
+def with_sources(task: dict[str, Any], registered: tuple[Source, ...]) -> dict[str, Any]:
+    """The task schema with its source-dependent parts written from the registry: the source enum, the
+    id pattern, provenance.upstream, details.<source> and the rule that a record has its source's details."""
+    s = copy.deepcopy(task)
+    names = [src.name for src in registered]
+    props = s["properties"]
+    props["source"]["enum"] = names
+    props["id"]["pattern"] = "^(" + "|".join(names) + r")/[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?$"
+    props["details"]["properties"] = {n: {"$ref": src.schema_id} for n, src in zip(names, registered, strict=True)}
+    s["$defs"]["provenance"]["properties"]["upstream"]["enum"] = list(dict.fromkeys(src.upstream for src in registered))
+    s["allOf"] = [{"if": {"properties": {"source": {"const": n}}},
+                   "then": {"properties": {"details": {"required": [n]}}}} for n in names]
+    return s
 
 
 @functools.cache
-def _schemas() -> dict[str, dict[str, Any]]:
-    folder = resources.files("kernelgenbench.dataset") / "schema"
-    return {name: json.loads((folder / f"{name}.schema.json").read_text()) for name in _SCHEMA_FILES}
+def _schemas(registered: tuple[Source, ...]) -> dict[str, dict[str, Any]]:
+    """The task schema (for these sources) and each source's details schema, by $id."""
+    task = with_sources(_read("kernelgenbench.dataset:schema/task.schema.json"), registered)
+    out = {task["$id"]: task}
+    for src in registered:
+        details = _read(src.schema)
+        if details.get("$id") != src.schema_id:
+            raise KgbError(f"{src.schema}: its $id must be {src.schema_id!r} (source {src.name!r})")
+        out[src.schema_id] = details
+    return out
 
 
 def task_schema() -> dict[str, Any]:
     """The task-record JSON Schema (the document users read; sub-schemas are referenced by URN)."""
-    return _schemas()["task"]
+    return _schemas(sources())[_TASK_ID]
 
 
 @functools.cache
-def _validator() -> jsonschema.protocols.Validator:
-    registry: Registry = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s)) for s in _schemas().values()
-    )
-    cls = jsonschema.validators.validator_for(task_schema())
-    cls.check_schema(task_schema())
-    return cls(task_schema(), registry=registry, format_checker=cls.FORMAT_CHECKER)
+def _validator(registered: tuple[Source, ...]) -> jsonschema.protocols.Validator:
+    schemas = _schemas(registered)
+    registry: Registry = Registry().with_resources((i, Resource.from_contents(s)) for i, s in schemas.items())
+    cls = jsonschema.validators.validator_for(schemas[_TASK_ID])
+    cls.check_schema(schemas[_TASK_ID])
+    return cls(schemas[_TASK_ID], registry=registry, format_checker=cls.FORMAT_CHECKER)
 
 
 @functools.cache
-def _fast_validator() -> Any:
+def _fast_validator(registered: tuple[Source, ...]) -> Any:
     """The same schemas compiled by jsonschema-rs: about 200x faster, used to pass valid records quickly."""
-    registry = jsonschema_rs.Registry([(s["$id"], s) for s in _schemas().values()])
-    return jsonschema_rs.validator_for(task_schema(), registry=registry, validate_formats=True)
+    schemas = _schemas(registered)
+    registry = jsonschema_rs.Registry(list(schemas.items()))
+    return jsonschema_rs.validator_for(schemas[_TASK_ID], registry=registry, validate_formats=True)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -58,12 +87,12 @@ def record_errors(record: Mapping[str, Any]) -> list[str]:
     # record); the compiled validator settles valid records, and jsonschema, the reference implementation,
     # explains (and has the last word on) any record the fast one rejects.
     try:
-        fast_ok = _fast_validator().is_valid(record)
+        fast_ok = _fast_validator(sources()).is_valid(record)
     except ValueError:  # a value JSON cannot hold (an object, a str subclass): jsonschema says what it is
         fast_ok = False
     if fast_ok:
         return semantic_errors(record)
-    errors = sorted(_validator().iter_errors(record), key=jsonschema.exceptions.relevance, reverse=True)
+    errors = sorted(_validator(sources()).iter_errors(record), key=jsonschema.exceptions.relevance, reverse=True)
     msgs = [_describe(e) for e in errors]
     msgs.extend(semantic_errors(record) if not msgs else [])
     return msgs

@@ -7,7 +7,6 @@ software versions, timing config) and cached on disk: an RL loop scoring many sa
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from collections.abc import Callable
 from dataclasses import asdict
@@ -15,6 +14,7 @@ from typing import Any
 
 import torch
 
+from kernelgenbench import sources
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.evaluator.ceilings import cache_dir
 from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
@@ -22,37 +22,12 @@ from kernelgenbench.evaluator.precision import precision_policy
 from kernelgenbench.evaluator.timing import Timing, TimingConfig, time_callable, unavailable
 
 
-def _vllm_native(task: Task) -> tuple[Callable[..., Any] | None, str]:
-    try:
-        importlib.import_module("vllm._C")
-    except ImportError as exc:
-        return None, f"vLLM is not importable here ({exc.__class__.__name__}): no native vLLM baseline"
-    ns = task.details.get("vllm", {}).get("namespace", "_C")
-    try:
-        return getattr(getattr(torch.ops, ns), task.name).default, ""
-    except (AttributeError, RuntimeError):
-        return None, f"torch.ops.{ns}.{task.name} is not registered by the installed vLLM"
-
-
-def _cublas_native(task: Task) -> tuple[Callable[..., Any] | None, str]:
-    try:
-        native = importlib.import_module("kernelgenbench.evaluator.cublas_native")
-    except ImportError as exc:
-        return None, f"no cuBLAS binding: {exc}"
-    try:
-        return native.routine(task), ""  # marshalled from the record's C parameters
-    except Exception as exc:  # noqa: BLE001 - a missing library or routine is a reason, not a crash
-        return None, f"cuBLAS {task.name} unavailable: {exc}"
-
-
 def native_callable(task: Task) -> tuple[Callable[..., Any] | None, str]:
     """The native implementation of a task (callable with the candidate's arguments), or None and why."""
-    if task.source == "aten":
-        packet = getattr(torch.ops.aten, task.name)
-        return getattr(packet, task.overload or "default"), ""
-    if task.source == "vllm":
-        return _vllm_native(task)
-    return _cublas_native(task)
+    source = sources.get(task.source)
+    if source.native is None:
+        return None, f"the {source.title} source declares no native baseline"
+    return sources.resolve(source.native)(task)
 
 
 def _cache_key(task: Task, workload: Workload, device: torch.device, config: TimingConfig, seed: int,
@@ -90,8 +65,9 @@ def time_baselines(task: Task, workload: Workload, *, device: str | torch.device
         out["reference"] = (_time(ref, task, workload, dev, seed, config, policy) if ref
                             else unavailable("the task has no reference")).to_dict()
         native, why = native_callable(task)
-        if task.source == "aten":
-            out["native"] = dict(out["reference"], note="the ATen reference is the native op itself")
+        if sources.get(task.source).native_is_reference:
+            out["native"] = dict(out["reference"], note=f"the {sources.get(task.source).title} reference is the "
+                                                        "native op itself")
         else:
             out["native"] = (_time(native, task, workload, dev, seed, config, policy) if native
                              else unavailable(why)).to_dict()

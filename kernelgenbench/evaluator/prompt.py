@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any
 
+from kernelgenbench import sources
 from kernelgenbench.dataset.record import Param, Return, Task
 from kernelgenbench.evaluator.checks import REGISTRY
 from kernelgenbench.evaluator.static_checks import forbidden as static_forbidden
@@ -60,43 +61,11 @@ _SEMANTICS = {
     "view": "The output must be a view that aliases the input's storage, and its values must match the reference.",
 }
 
-_CONVENTIONS = {
-    "aten": "Define `{entry}` so that it can be called exactly as `torch.ops.aten.{op}` is: the same parameters in "
-            "the same order (keyword-only ones after `*`), returning what the op returns. Out= and in-place "
-            "overloads write their results into the given tensors and return them.",
-    "vllm": "Define `{entry}` with the op's parameters in schema order. Arguments marked `Tensor!` are outputs or "
-            "in-out buffers that you write in place; the op returns what its schema returns (usually nothing).",
-    "cublas": "Define `{entry}` with the routine's C parameters minus the handle, in the header's order and names. "
-              "Device pointers arrive as torch tensors (honour the increments, leading dimensions and transpose "
-              "flags exactly as BLAS does) and host scalars as Python numbers; enums come as the workloads show "
-              "them. Write the outputs in place and return nothing.",
-}
-
-
-
 @cache
 def forbidden_common() -> tuple[str, ...]:
     """The lines every source shares: each registered check's (in judging order, each line once), then the
     static checks'."""
     return tuple(dict.fromkeys([*(c.prompt for c in REGISTRY if c.prompt), *static_forbidden().prompt]))
-
-
-_FORBIDDEN = {
-    "aten": (
-        "Calling the op under test or any other torch compute op: torch.* / Tensor methods / torch.nn.functional "
-        "that compute values, and torch.ops.aten.*. Allowed in the wrapper: allocation (torch.empty, empty_like, "
-        "empty_strided), views and metadata (view, reshape of contiguous tensors, as_strided, stride, shape, dtype) "
-        "and copying a result into an output.",
-    ),
-    "vllm": (
-        "Importing vllm or calling its ops (torch.ops._C*, torch.ops._moe_C, vllm._custom_ops, flashinfer), and "
-        "torch compute ops (the same allowance as ATen tasks: allocation, views, metadata).",
-    ),
-    "cublas": (
-        "cuBLAS in any form: ctypes/cffi bindings, cupy, nvmath, and torch ops that call it (torch.matmul, mm, bmm, "
-        "addmm, mv, dot, torch.linalg.*, einsum, tensordot), and other torch compute ops.",
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -323,6 +292,7 @@ def prune_module(code: str, function: str) -> str:
 def build_prompt(task: Task) -> Prompt:
     """The prompt of one task."""
     op = f"{task.name}.{task.overload or 'default'}"
+    source = sources.get(task.source)
     return Prompt(
         task_id=task.id,
         source=task.source,
@@ -333,7 +303,7 @@ def build_prompt(task: Task) -> Prompt:
         semantics=task.semantics,
         semantics_text=_SEMANTICS[task.semantics],
         writes=_writes(task),
-        calling_convention=_CONVENTIONS[task.source].format(entry=task.entry_point, op=op),
+        calling_convention=source.calling_convention.format(entry=task.entry_point, op=op),
         params=tuple(
             {"name": p.name, "type": p.type, "kind": p.kind, "hint": _hint(p, task), "default": p.default,
              "keyword_only": p.keyword_only, "mutable": p.mutable, "direction": p.direction, "dtype": p.dtype,
@@ -352,7 +322,7 @@ def build_prompt(task: Task) -> Prompt:
         dtypes=_dtypes(task),
         tolerance={k: {"atol": v.atol, "rtol": v.rtol, "max_mismatch": v.max_mismatch}
                    for k, v in sorted(task.tolerance.items())},
-        forbidden=_FORBIDDEN[task.source] + forbidden_common(),
+        forbidden=source.forbidden + forbidden_common(),
         platforms=task.platforms,
         platform_text=_platform_text(task.platforms),
     )

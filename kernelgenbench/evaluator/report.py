@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernelgenbench import sources
 from kernelgenbench.errors import KgbError
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
@@ -259,11 +260,9 @@ def floor_note(cands: Sequence[CandidateSpeed]) -> str:
     return "\n".join(parts)
 
 
-_COLOURS = {"aten": "#4c72b0", "vllm": "#dd8452", "cublas": "#55a868"}
-
-
 def _colour(group: str) -> str:
-    return _COLOURS.get(group, "#8172b3")
+    known = {s.name: s.colour for s in sources.sources()}
+    return known.get(group, "#8172b3")
 
 
 def _svg_legend(groups: Sequence[str], x0: int, y: int) -> str:
