@@ -34,6 +34,7 @@ class Source:
     extractor: str  # "module:function" that extracts its records
     calling_convention: str  # the prompt's calling convention; {entry} is the entry point, {op} name.overload
     forbidden: tuple[str, ...]  # the prompt's source-specific forbidden lines
+    forbidden_imports: tuple[tuple[str, str], ...] = ()  # (module, why): the static check refuses importing them
     native: str | None = None  # "module:function": task -> (callable | None, why), its native baseline
     native_is_reference: bool = False  # the reference is the native op itself (time it once)
     cli: str | None = None  # module whose register(app, extract_app) adds `kgb extract <name>`
@@ -126,6 +127,7 @@ register(Source(
     forbidden=(
         "Importing vllm or calling its ops (torch.ops._C*, torch.ops._moe_C, vllm._custom_ops, flashinfer), and "
         "torch compute ops (the same allowance as ATen tasks: allocation, views, metadata).",),
+    forbidden_imports=(("vllm", "the library under test (vLLM custom ops)"),),
     native="kernelgenbench.evaluator.natives:vllm",
     cli="kernelgenbench.cli.extract_vllm", curated="vllm_curated_names.yaml:curated",
     card_text="{operators} vLLM ops ({tasks} tasks: one per registered op a curated op stands for)",

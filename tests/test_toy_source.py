@@ -17,6 +17,7 @@ from kernelgenbench.dataset.record import Task, canonical_json
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.prompt import build_prompt
+from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status
 
 DOUBLE = '''import torch
@@ -80,6 +81,17 @@ def test_prompt_takes_the_sources_convention_and_forbidden_lines(toy: list[dict]
     assert prompt.calling_convention == "Define `double(x)` taking one tensor and returning a new one, as `toy.double.default` does."
     assert prompt.forbidden[0] == "Calling torch compute ops on x (allocation and views are allowed)."
     assert "def double(x):\n    return x * 2" in prompt.text
+
+
+def test_the_static_check_refuses_the_sources_own_library(toy: list[dict]) -> None:
+    code = "import toy_lib\n\ndef double(x):\n    return toy_lib.double(x)\n"
+    verdict = check_source(code)
+    assert verdict.status is Status.FORBIDDEN_API and "toy_lib" in verdict.evidence
+    sources.unregister("toy")
+    try:
+        assert check_source(code).status is not Status.FORBIDDEN_API
+    finally:
+        sources.register(toy_source.SOURCE)
 
 
 @pytest.mark.parametrize(("factor", "status"), [(2, Status.PASSED), (3, Status.INCORRECT_NUMERICS)])

@@ -20,6 +20,7 @@ from typing import Any
 from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
+from kernelgenbench.sources import Source, sources
 
 _REPEATED = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
              ast.Lambda)
@@ -49,12 +50,18 @@ class Forbidden:
     prompt: tuple[str, ...]  # what these checks refuse, in the prompt's words
 
 
-@functools.cache
 def forbidden() -> Forbidden:
-    """The lists from kernelgenbench/data/eval_forbidden.yaml (an unknown key there is an error)."""
+    """The lists from kernelgenbench/data/eval_forbidden.yaml (an unknown key there is an error), with each
+    registered source's own libraries among the forbidden modules."""
+    return _forbidden(sources())
+
+
+@functools.cache
+def _forbidden(registered: tuple[Source, ...]) -> Forbidden:
     data: dict[str, Any] = load_data("eval_forbidden.yaml", top=dict)
     out = Forbidden(
-        modules=dict(data.pop("modules")), calls=dict(data.pop("calls")), methods=dict(data.pop("methods")),
+        modules={**{m: why for s in registered for m, why in s.forbidden_imports}, **data.pop("modules")},
+        calls=dict(data.pop("calls")), methods=dict(data.pop("methods")),
         native_libraries=tuple(data.pop("native_libraries")), attributes=dict(data.pop("attributes")),
         numpy_allowed=frozenset(data.pop("numpy_allowed")),
         numpy_why=data.pop("numpy_why"), host_loop_why=data.pop("host_loop_why"),

@@ -25,6 +25,7 @@ SOURCE = Source(
     extractor="toy_source:extract",
     calling_convention="Define `{entry}(x)` taking one tensor and returning a new one, as `toy.{op}` does.",
     forbidden=("Calling torch compute ops on x (allocation and views are allowed).",),
+    forbidden_imports=(("toy_lib", "the toy library under test"),),
     native="toy_source:native",
     card_text="{tasks} toy ops",
     colour="#000000",
