@@ -22,8 +22,10 @@ import sys
 import threading
 import time
 import traceback
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
+from multiprocessing.connection import Connection
 from typing import Any
 
 from kernelgenbench.sandbox.protocol import (
@@ -69,6 +71,9 @@ _TYPE_DICT = type.__dict__["__dict__"].__get__
 _LIST_ITER, _TUPLE_ITER = list.__iter__, tuple.__iter__
 _FN_MODES, _DISPATCH_MODES = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
 _NO_FN_MODES, _NO_DISPATCH_MODES = torch._C.DisableTorchFunction, _disable_current_modes
+# The pipe's methods from its class (watched): an instance attribute `conn.send_bytes` set by the candidate
+# would otherwise see, and rewrite, every message on its way out.
+_SEND_BYTES, _RECV = Connection.send_bytes, Connection.recv
 # The Python classes in the MRO of tensors and storages: while their attributes are the ones seen here,
 # calling a method of a plain tensor runs torch's code (TensorBase and StorageBase cannot be changed).
 _CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torch.UntypedStorage,
@@ -76,9 +81,9 @@ _CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torc
 
 
 def _send(conn: Any, message: Message, payload: bytes | None = None) -> None:
-    conn.send_bytes(encode(message))
+    _SEND_BYTES(conn, encode(message))
     if payload is not None:
-        conn.send_bytes(payload)
+        _SEND_BYTES(conn, payload)
 
 
 def _trace(exc: BaseException) -> str:
@@ -212,8 +217,11 @@ def _state(value: Any) -> tuple[Any, ...]:
     `__code__` keeps the function's identity), a wrapper's underlying function."""
     fn = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
     fn = fn.fget if isinstance(fn, property) else fn
+    # A decorator's wrapper calls the function it wraps: that one's code is the behaviour too.
+    inner = getattr(fn, "__wrapped__", None) if type(fn) is types.FunctionType else None
     return (value, getattr(fn, "__code__", None), getattr(fn, "__defaults__", None),
-            getattr(fn, "__kwdefaults__", None), getattr(fn, "__closure__", None))
+            getattr(fn, "__kwdefaults__", None), getattr(fn, "__closure__", None), inner,
+            getattr(inner, "__code__", None))
 
 
 def _snapshot(watched: dict[str, tuple[Any, str]]) -> dict[str, Any]:
@@ -762,7 +770,7 @@ def _serve(s: _Serving, fn: Callable[..., Any], log: Any) -> None:
     """Answer call and time requests until the evaluator says exit or closes the pipe."""
     while True:
         try:
-            msg = s.conn.recv()
+            msg = _RECV(s.conn)
         except EOFError:
             return
         op = msg.get("op")

@@ -32,5 +32,5 @@ def judge(task: Task, report: CallReport) -> str | None:
 CHECK = Check(
     name="profiled_ops", status=Status.TORCH_FALLBACK, collector="activity", judge=judge,
     prompt=TORCH_FALLBACK.prompt,  # the same rule, seen below Python
-    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder"),
+    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder", "getattr_ops_aten"),
 )

@@ -24,5 +24,5 @@ CHECK = Check(
     name="torch_fallback", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
     prompt="Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the "
            "entry point); at least one Triton kernel must launch.",
-    corpus=("torch_fallback", "custom_op_named_allowed", "item_loop"),
+    corpus=("torch_fallback", "custom_op_named_allowed", "item_loop", "forge_report_on_pipe"),
 )
