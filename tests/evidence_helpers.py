@@ -13,6 +13,11 @@ from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.judge import judge_evidence
 from kernelgenbench.evaluator.status import Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
+from kernelgenbench.sandbox.protocol import CallReport, Leaf, Profile
+
+# A profile from a process where the profiler never worked: nothing in it is evidence either way.
+NO_PROFILE = Profile(available=False, reason="not profiled", expected=False, device="cpu")
+PLAIN_CPU = Leaf(type="torch.Tensor", plain=True, device="cpu", layout="torch.strided", storage=True)
 
 # A Triton add in the examples' style; candidates below build on it.
 ADD_KERNEL = '''
@@ -31,6 +36,17 @@ def _add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def _launch(x, y, out):
     _add_kernel[(triton.cdiv(out.numel(), 1024),)](x, y, out, out.numel(), BLOCK=1024)
 '''
+
+
+def call_report(**fields: Any) -> CallReport:
+    """A clean "result" report of one Triton launch and nothing else, but for `fields`; its `structure` is a
+    flat return of its leaves unless given."""
+    leaves = tuple(fields.pop("leaves", ()))
+    flat = "*" if len(leaves) == 1 else "[" + ",".join("*" * len(leaves)) + "]"
+    base: dict[str, Any] = {"event": "result", "tampering": (), "launches": {"k": 1}, "launch_ranges": 1, "ops": {},
+                            "ops_in_launch": {}, "profile": NO_PROFILE, "leaves": leaves,
+                            "structure": flat if leaves else ""}
+    return CallReport(**{**base, **fields})
 
 
 def example_task(task_id: str = "aten/add.Tensor") -> Task:
@@ -53,12 +69,12 @@ def serve(tmp_path: Path, code: str, calls: Iterable[dict[str, Any]], *, device:
     worker = Worker(setup)
     try:
         ready = worker.receive(120)
-        if ready.kind != "ready" or ready.header.get("tampering"):
+        if ready.kind != "ready" or ready.message.tampering:
             return ready, []
         out = []
         for args in calls:
             reply = worker.call(args, 120)
-            out.append((reply, judge_evidence(task, reply.header)))
+            out.append((reply, judge_evidence(task, reply.report)))
         return ready, out
     finally:
         worker.kill()

@@ -187,10 +187,12 @@ def test_outputs_with_documented_free_tie_order_declare_compare_rules(by_id):
     assert rules("aten/argmax") == [] and rules("aten/add.Tensor") == []  # argmax: "the first maximal value"
     task = Task.from_dict(by_id["aten/sort.stable"])
     x = torch.tensor([[2.0, 1.0, 2.0, 1.0, 3.0], [0.0, 0.0, 0.0, 5.0, 5.0]])
+    from evidence_helpers import call_report
+
     from kernelgenbench.sandbox.worker import _leaf_meta
 
     leaves = [_leaf_meta(torch.zeros(1), {})] * 2  # what the worker reports for a plain tensor on the CPU
-    header = {"event": "result", "launches": {"k": 1}, "ops": {}, "views": [], "leaves": leaves}
+    header = call_report(leaves=leaves)
     for stable in (False, True):
         args = {"self": x, "stable": stable, "dim": -1, "descending": True}
         pos, kw = split_call_args(task, args)
@@ -219,9 +221,11 @@ def test_scatter_src_accepts_any_of_colliding_writes(by_id):
     ref = load_code(task.reference)(*pos, **kw)
     other = ref.clone()
     other[0, 1] = 3.0 - other[0, 1]  # the other of the two writes to [0, 1] (1.0 or 2.0)
+    from evidence_helpers import call_report
+
     from kernelgenbench.sandbox.worker import _leaf_meta
 
-    header = {"event": "result", "launches": {"k": 1}, "ops": {}, "views": [], "leaves": [_leaf_meta(ref, {})]}
+    header = call_report(leaves=[_leaf_meta(ref, {})])
 
     def judge(t, out):
         return judge_call(t, header, {"returns": [out], "args": {k: v for k, v in args.items()}}, ref_return=ref,

@@ -27,6 +27,14 @@ def test_every_check_names_its_prompt_line_and_corpus_files_that_get_its_status(
             f"not {check.status.value}")
 
 
+def test_each_corpus_file_is_owned_by_one_check():
+    owners: dict[str, list[str]] = {}
+    for check in REGISTRY:
+        for stem in check.corpus:
+            owners.setdefault(stem, []).append(check.name)
+    assert not {stem: names for stem, names in owners.items() if len(names) > 1}
+
+
 def test_check_names_are_unique():
     names = [c.name for c in REGISTRY]
     assert len(names) == len(set(names))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from evidence_helpers import PLAIN_CPU, call_report
 
 from kernelgenbench.dataset.record import Tolerance
 from kernelgenbench.evaluator.compare import (
@@ -168,9 +169,7 @@ def test_a_view_op_must_return_a_view_of_its_input():
     ref = x.t()
 
     def verdict(out, alias):
-        header = {"event": "result", "launches": 1, "ops": [], "views": [],
-                  "leaves": [{"type": "torch.Tensor", "plain": True, "device": "cpu", "layout": "torch.strided",
-                              "nested": False, "storage": True, "alias": alias}]}
+        header = call_report(leaves=[dataclasses.replace(PLAIN_CPU, alias=alias)])
         cand = {"returns": [out], "args": {k: v.clone() for k, v in args.items()}}
         return judge_call(task, header, cand, ref_return=ref, ref_args=args, pristine=args, device="cpu")[0]
 

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 import torch
+from evidence_helpers import call_report
 from records import add_tensor_record
 
 from kernelgenbench.dataset.record import CompareRule, Segments, Task
@@ -215,7 +216,7 @@ def test_judge_applies_the_rule_to_a_mutable_argument(declared):
     ref_args = {"self": torch.zeros(1), "other": torch.zeros(1), **_aligned()}
     cand_args = {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in ref_args.items()}
     cand_args["sorted_token_ids"][:8] = cand_args["sorted_token_ids"][:8].flip(0)
-    header = {"event": "result", "launches": 1, "ops": [], "views": [], "leaves": []}
+    header = call_report()
     verdict, _ = judge_call(task, header, {"returns": [], "args": cand_args}, ref_return=None, ref_args=ref_args,
                             pristine=ref_args, device="cpu")
     assert verdict.passed is declared, verdict.evidence

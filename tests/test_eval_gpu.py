@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from eval_helpers import EXAMPLE_SOLUTIONS, EXAMPLE_TASKS
 
@@ -37,10 +39,11 @@ def test_a_time_forged_under_the_floor_fails_and_honest_times_are_never_impossib
             assert w.timing["floor_ratio"] >= 0.5 and "speed-of-light floor" in w.evidence
     real_request = supervisor.Worker.request
 
-    def forged(self, msg, timeout):
-        reply = real_request(self, msg, timeout)
+    def forged(self, msg, timeout, expect):
+        reply = real_request(self, msg, timeout, expect)
         if msg.get("op") == "time" and reply.kind == "timing":
-            reply.header["timing"] = {**reply.header["timing"], "time_us": 1e-3, "median_us": 1e-3}
+            timing = dataclasses.replace(reply.message.timing, time_us=1e-3, median_us=1e-3)
+            return dataclasses.replace(reply, message=dataclasses.replace(reply.message, timing=timing))
         return reply
 
     monkeypatch.setattr(supervisor.Worker, "request", forged)

@@ -12,6 +12,7 @@ from evidence_helpers import ADD_KERNEL, example_task, serve
 
 import kernelgenbench
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import Threads
 
 pytestmark = pytest.mark.gpu
 
@@ -86,22 +87,22 @@ def add_Tensor(self, other, *, alpha=1):
 
 def test_launches_through_a_cached_compiled_kernel_are_counted(tmp_path):
     ready, calls = serve(tmp_path, LIBENTRY, [FULL] * 3, device="cuda:0")
-    assert ready.kind == "ready" and not ready.header["tampering"], ready.header
+    assert ready.kind == "ready" and not ready.message.tampering, ready.message
     assert [v.status for _, v in calls] == [Status.PASSED] * 3, [v.evidence for _, v in calls]
-    assert [r.header["launches"] for r, _ in calls] == [{"_add_kernel": 1}] * 3
+    assert [r.report.launches for r, _ in calls] == [{"_add_kernel": 1}] * 3
     for reply, _ in calls:
-        profile = reply.header["profile"]
-        assert profile["available"] and profile["expected"] and profile["call_stream"] is not None, profile
-        assert [(k["name"], k["origin"], k["stream"]) for k in profile["kernels"]] == [
-            ("_add_kernel", "triton", profile["call_stream"])], profile
-    assert calls[0][0].header["compile_s"] > 0
+        profile = reply.report.profile
+        assert profile.available and profile.expected and profile.call_stream is not None, profile
+        assert [(k.name, k.origin, k.stream) for k in profile.kernels] == [
+            ("_add_kernel", "triton", profile.call_stream)], profile
+    assert calls[0][0].report.compile_s > 0
 
 
 def test_correct_kernel_passes_on_full_and_empty_workloads(tmp_path):
     _, calls = serve(tmp_path, SKIPS_EMPTY, [FULL, EMPTY, FULL], device="cuda:0")
     assert [v.status for _, v in calls] == [Status.PASSED] * 3, [v.evidence for _, v in calls]
-    assert all(r.header["threads"] == {"at_start": [], "at_end": [], "started": []} for r, _ in calls), [
-        r.header["threads"] for r, _ in calls]
+    assert all(r.report.threads == Threads(at_start=(), at_end=(), started=()) for r, _ in calls), [
+        r.report.threads for r, _ in calls]
 
 
 def test_kernel_on_a_side_stream_is_tampering(tmp_path):
@@ -119,8 +120,8 @@ def test_stream_objects_made_but_unused_pass(tmp_path):
 def test_input_copied_to_the_host_and_computed_there_is_host_compute(tmp_path):
     _, calls = serve(tmp_path, HOST_NUMPY, [FULL], device="cuda:0")
     (reply, verdict), = calls
-    assert verdict.status is Status.HOST_COMPUTE, (verdict, reply.header["profile"])
-    kinds = {c["kind"] for c in reply.header["profile"]["memcpy"]}
+    assert verdict.status is Status.HOST_COMPUTE, (verdict, reply.report.profile)
+    kinds = {c.kind for c in reply.report.profile.memcpy}
     assert {"DtoH", "HtoD"} <= kinds
 
 
@@ -129,11 +130,11 @@ def test_library_kernel_is_attributed_to_its_library(tmp_path):
     args = {"self": torch.randn(256, 256), "mat2": torch.randn(256, 256)}
     _, calls = serve(tmp_path, code, [args], device="cuda:0", task=example_task("aten/mm"))
     (reply, verdict), = calls
-    kernels = reply.header["profile"]["kernels"]
-    assert kernels and all(k["origin"] == "library" for k in kernels), kernels
-    assert any(k["library"] in ("cublas", "cutlass") for k in kernels), kernels
+    kernels = reply.report.profile.kernels
+    assert kernels and all(k.origin == "library" for k in kernels), kernels
+    assert any(k.library in ("cublas", "cutlass") for k in kernels), kernels
     assert verdict.status in (Status.TORCH_FALLBACK, Status.NO_TRITON_LAUNCH)
-    assert "aten::mm" in reply.header["profile"]["cpu_ops"]
+    assert "aten::mm" in reply.report.profile.cpu_ops
 
 
 def test_workload_rows_name_the_kernels_that_ran(tmp_path):

@@ -6,15 +6,18 @@ on one candidate is that candidate's result."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
 from eval_helpers import EXAMPLE_TASKS, corpus, example_rows, run_kgb, task_rows, write_jsonl
+from evidence_helpers import call_report
 
 from kernelgenbench.evaluator.checks.packing import judge as judge_packing
 from kernelgenbench.evaluator.judge import leaf_verdict
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox import worker
+from kernelgenbench.sandbox.protocol import Leaf, Packing
 
 ODD = ("odd_", "patched_tensor_method", "leftover_mode")
 
@@ -58,9 +61,9 @@ def test_worker_reads_outputs_without_running_their_code():
     assert [type(v) for v in leaves] == [torch.Tensor, _Disguised, _Liar, str, int]
     assert worker._structure(value) == "[*,[*,*],*,*]"
     metas = [worker._leaf_meta(v, {}) for v in leaves]
-    assert [m["plain"] for m in metas] == [True, False, False, False, False]
-    assert metas[1]["type"] == "torch.Tensor (another type under that name)" and metas[1]["tensor_subclass"]
-    assert metas[2]["tensor_subclass"] is False
+    assert [m.plain for m in metas] == [True, False, False, False, False]
+    assert metas[1].type == "torch.Tensor (another type under that name)" and metas[1].tensor_subclass
+    assert metas[2].tensor_subclass is False
     assert [worker._portable(v, m, "cpu") for v, m in zip(leaves, metas, strict=True)][1:] == [None, None, "s", 3]
     assert worker._portable_arg([plain, disguised, _Liar()], "cpu")[1:] == [None, None]
     assert not _Liar.touched
@@ -77,7 +80,7 @@ def test_worker_reads_outputs_without_running_their_code():
 ])
 def test_leaf_meta_of_plain_tensors_that_cannot_travel(value, expect):
     meta = worker._leaf_meta(value, {})
-    assert meta["plain"] is True and {k: meta[k] for k in expect} == expect
+    assert meta.plain is True and {k: getattr(meta, k) for k in expect} == expect
     assert worker._portable(value, meta, "cpu") is None
 
 
@@ -98,8 +101,8 @@ def test_hooks_left_after_the_call_are_found():
 
 
 def _meta(**kw):
-    return {"type": "torch.Tensor", "plain": True, "device": "cpu", "layout": "torch.strided", "nested": False,
-            "storage": True, **kw}
+    return Leaf(**{"type": "torch.Tensor", "plain": True, "device": "cpu", "layout": "torch.strided", "nested": False,
+                   "storage": True, **kw})
 
 
 @pytest.mark.parametrize(("meta", "status", "evidence"), [
@@ -108,10 +111,10 @@ def _meta(**kw):
     (_meta(device="meta"), Status.INCORRECT_DEVICE, "return: on the meta device (a tensor without data), expected cpu"),
     (_meta(plain=False, type="torch.Tensor", tensor_subclass=True), Status.INCORRECT_TYPE,
      "return: expected a plain torch.Tensor, got torch.Tensor (a torch.Tensor subclass)"),
-    ({"type": "torch.Tensor"}, Status.INCORRECT_TYPE, "return: expected a plain torch.Tensor, got torch.Tensor (not a tensor)"),
+    (Leaf(type="torch.Tensor", plain=False), Status.INCORRECT_TYPE,
+     "return: expected a plain torch.Tensor, got torch.Tensor (not a tensor)"),
     (_meta(layout="torch.sparse_coo", storage=False), Status.INCORRECT_TYPE, "return: layout torch.sparse_coo, expected torch.strided"),
     (_meta(storage=False), Status.INCORRECT_TYPE, "return: a tensor without readable storage"),
-    ({}, Status.INCORRECT_TYPE, "return: expected a plain torch.Tensor, got ?"),
 ])
 def test_leaf_verdict_is_by_what_the_worker_saw(meta, status, evidence):
     v = leaf_verdict("return", torch.ones(2), meta, "cpu")
@@ -119,13 +122,13 @@ def test_leaf_verdict_is_by_what_the_worker_saw(meta, status, evidence):
 
 
 def test_packing_check():
-    clean = {"hooks": [], "ops": {"aten::detach": 2, "aten::slice.Tensor": 2, "aten::copy_": 2}, "tensors": 2}
-    assert judge_packing(None, {"packing": clean}) is None
-    assert judge_packing(None, {}) is None
-    assert "after the call: a torch function mode" in judge_packing(None, {"packing": {**clean, "hooks": [
-        "a torch function mode was left active after the call"]}})
-    assert "aten::add.Tensor" in judge_packing(None, {"packing": {**clean, "ops": {"aten::add.Tensor": 1}}})
-    assert "3 copies for 2 tensor(s)" in judge_packing(None, {"packing": {**clean, "ops": {"aten::copy_": 3}}})
+    clean = Packing(hooks=(), ops={"aten::detach": 2, "aten::slice.Tensor": 2, "aten::copy_": 2}, tensors=2)
+    assert judge_packing(None, call_report(packing=clean)) is None
+    assert judge_packing(None, call_report()) is None
+    hooked = replace(clean, hooks=("a torch function mode was left active after the call",))
+    assert "after the call: a torch function mode" in judge_packing(None, call_report(packing=hooked))
+    assert "aten::add.Tensor" in judge_packing(None, call_report(packing=replace(clean, ops={"aten::add.Tensor": 1})))
+    assert "3 copies for 2 tensor(s)" in judge_packing(None, call_report(packing=replace(clean, ops={"aten::copy_": 3})))
 
 
 def test_an_evaluator_failure_is_the_candidates_result_and_the_run_goes_on(monkeypatch, tmp_path):
@@ -236,7 +239,7 @@ def _packer():
     bound = worker._bind({})
 
     def pack_with(modes_before):
-        return worker._pack_result({"event": "result"}, ret, task, args, {}, "cpu",
+        return worker._pack_result(call_report(), ret, task, args, {}, "cpu",
                                    lambda obj: json.dumps(pack(obj, arena)).encode(), None, None, modes_before, bound)
 
     return pack_with
@@ -256,8 +259,8 @@ def test_a_mode_from_before_the_call_never_runs_while_packing_and_one_left_by_th
     with Spy():
         header, payload = pack_with((worker._FN_MODES(), worker._DISPATCH_MODES()))
         assert not seen and json.loads(payload)["value"]["dict"][0][0] == "returns"
-        assert judge_packing(None, header) is None and header["packing"]["tensors"] >= 1
+        assert judge_packing(None, header) is None and header.packing.tensors >= 1
         header, payload = pack_with((0, 0))  # as if the call had pushed it
-    assert payload == b"null" and header["leaves"] == []
+    assert payload == b"null" and header.leaves == ()
     assert judge_packing(None, header) == "after the call: a torch function mode was left active after the call"
     assert not seen

@@ -11,9 +11,11 @@ import subprocess
 import sys
 import textwrap
 import types
+from dataclasses import replace
 
 import pytest
 import torch
+from evidence_helpers import NO_PROFILE, call_report
 from torch.utils import _python_dispatch as pd
 
 from kernelgenbench.dataset.record import Task
@@ -22,10 +24,16 @@ from kernelgenbench.evaluator.checks.launch_ops import judge as judge_launch_ops
 from kernelgenbench.evaluator.checks.profiled_ops import judge as judge_profiled
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.dispatch import sealed_recorder
+from kernelgenbench.sandbox.protocol import Profile
 
 
 def _task(category: str = "elementwise") -> Task:
     return types.SimpleNamespace(category=category)  # the checks read only the category
+
+
+def _profile(**ops: dict[str, int]) -> Profile:
+    """A CPU profile (a process where the profiler was not warmed up) with the given op counts."""
+    return Profile(available=True, reason="", expected=False, device="cpu", **ops)
 
 
 def _under(fn, launches: int = 0):
@@ -83,29 +91,26 @@ def test_a_popped_recorder_is_not_on_top():
 
 
 def test_profiled_compute_is_torch_fallback_with_the_mismatch_as_evidence():
-    report = {"event": "result", "launches": {"k": 1}, "ops": {"aten::empty.memory_format": 1},
-              "profile": {"available": True, "cpu_ops": {"aten::empty": 2, "aten::add.Tensor": 1,
-                                                         "aten::broadcast_tensors": 1},
-                          "cpu_ops_in_launch": {}}}
+    profile = _profile(cpu_ops={"aten::empty": 2, "aten::add.Tensor": 1, "aten::broadcast_tensors": 1})
+    report = call_report(ops={"aten::empty.memory_format": 1}, profile=profile)
     hit = judge_profiled(_task(), report)
     assert hit and "not by the dispatch recorder" in hit and "aten::add.Tensor" in hit
     assert judge_report(REGISTRY, _task(), report).status is Status.TORCH_FALLBACK
-    clean = {**report, "profile": {**report["profile"], "cpu_ops": {"aten::empty": 2, "aten::promote_types": 1}}}
+    clean = replace(report, profile=replace(profile, cpu_ops={"aten::empty": 2, "aten::promote_types": 1}))
     assert judge_profiled(_task(), clean) is None
     assert judge_report(REGISTRY, _task(), clean).passed
-    assert judge_profiled(_task(), {**report, "profile": {"available": False, "reason": "x"}}) is None
+    assert judge_profiled(_task(), replace(report, profile=NO_PROFILE)) is None
 
 
 def test_compute_inside_a_launch_is_torch_fallback():
     own = {"aten::empty.memory_format": 6, "aten::set_.source_Storage": 6, "aten::new_empty": 3,
            "aten::set_.source_Storage_storage_offset": 3, "aten::copy_": 3}
-    report = {"event": "result", "launches": {"k": 1}, "ops": {}, "ops_in_launch": own,
-              "profile": {"available": True, "cpu_ops": {}, "cpu_ops_in_launch": {"aten::copy_": 6, "aten::new_empty": 6}}}
+    report = call_report(ops_in_launch=own, profile=_profile(cpu_ops_in_launch={"aten::copy_": 6, "aten::new_empty": 6}))
     assert judge_launch_ops(_task(), report) is None
     assert judge_launch_ops(_task("copy"), report) is None
-    bad = {**report, "ops_in_launch": {**own, "aten::mul.Tensor": 1}}
+    bad = replace(report, ops_in_launch={**own, "aten::mul.Tensor": 1})
     assert "aten::mul.Tensor" in judge_launch_ops(_task(), bad)
-    prof_bad = {**report, "profile": {**report["profile"], "cpu_ops_in_launch": {"aten::mul": 2}}}
+    prof_bad = replace(report, profile=_profile(cpu_ops_in_launch={"aten::mul": 2}))
     assert "aten::mul" in judge_launch_ops(_task(), prof_bad)
 
 
@@ -148,8 +153,8 @@ def test_the_interpreters_own_ops_in_a_launch_are_excused_and_nothing_else_is_se
     assert set(got["in_launch"]) <= {"aten::empty.memory_format", "aten::new_empty", "aten::set_.source_Storage",
                                      "aten::set_.source_Storage_storage_offset", "aten::copy_"}
     assert got["in_launch"]["aten::copy_"] <= got["in_launch"]["aten::new_empty"]
-    report = {"event": "result", "launches": {"k": 2}, "ops": got["ops"], "ops_in_launch": got["in_launch"],
-              "profile": got["profile"]}
+    report = call_report(launches={"k": 2}, ops=got["ops"], ops_in_launch=got["in_launch"],
+                         profile=Profile.from_dict(got["profile"]))
     assert got["profile"]["cpu_ops_in_launch"] and got["profile"]["available"]
     for category in ("elementwise", "copy"):
         assert judge_report(REGISTRY, _task(category), report).passed, category
@@ -260,9 +265,9 @@ def test_on_a_gpu_compiled_launches_dispatch_nothing_and_a_raw_thread_is_seen(tm
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     honest, sneaky = got["honest"], got["raw_thread"]
     assert honest["marks"] == [] and honest["in_launch"] == {} and honest["profile"]["cpu_ops_in_launch"] == {}
-    report = {"event": "result", "launches": {"k": 1}, "ops": honest["ops"], "ops_in_launch": honest["in_launch"],
-              "profile": honest["profile"]}
+    report = call_report(ops=honest["ops"], ops_in_launch=honest["in_launch"], profile=Profile.from_dict(honest["profile"]))
     assert judge_report(REGISTRY, _task(), report).passed
-    report = {**report, "ops": sneaky["ops"], "ops_in_launch": sneaky["in_launch"], "profile": sneaky["profile"]}
+    report = replace(report, ops=sneaky["ops"], ops_in_launch=sneaky["in_launch"],
+                     profile=Profile.from_dict(sneaky["profile"]))
     verdict = judge_report(REGISTRY, _task(), report)
     assert verdict.status is Status.TORCH_FALLBACK and "aten::mul" in verdict.evidence

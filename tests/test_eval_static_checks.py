@@ -82,6 +82,10 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
     # host loops over elements
     ("def f(x, y):\n    a = x.tolist()\n    b = y.tolist()\n    return [u + v for u, v in zip(a, b)]\n",
      f"c.py:4: a (from .tolist()) reduced by zip: {HOST}"),
+    ("def f(x, y):\n    a, b = x.tolist(), y.tolist()\n    return [u + v for u, v in zip(a, b)]\n",
+     f"c.py:3: a (from .tolist()) reduced by zip: {HOST}"),
+    ("def g(n, u):\n    return [v * n for v in u]\ndef f(x):\n    a = x.tolist()\n    return g(2, u=a)\n",
+     f"c.py:2: u (from .tolist()) iterated: {HOST}"),  # the loop in a helper it is handed to
     ("def f(x):\n    return sum(x.tolist())\n", f"c.py:2: .tolist() reduced by sum: {HOST}"),
     ("def f(x):\n    for v in list(x.tolist()):\n        pass\n", f"c.py:2: .tolist() iterated: {HOST}"),
     ("def f(x):\n    a = x.tolist()\n    for i in range(len(a)):\n        a[i] *= 2\n",
@@ -150,6 +154,7 @@ def test_host_compute_and_introspection(code, evidence):
     # idioms of real kernel wrappers (FlagGems ops, Liger-Kernel's Triton ops)
     "def f(padding):\n    padding = tuple(padding.tolist())\n    left, right = padding\n    return left + right\n",
     "def f(x):\n    n = int(x.max().item())\n    return n\n",
+    "def g(u):\n    return len(u)\ndef f(x):\n    sizes = x.tolist()\n    return g(sizes)\n",
     "import builtins\nm = builtins.min(1, 2)\nok = 'x' in builtins.__dict__\n",
     "import torch\ndef f(n):\n    return getattr(torch, n)\n",
     "import numpy as np\nD = np.float32\nI = np.finfo(np.float32).max\n",

@@ -133,7 +133,11 @@ def test_a_fingerprint_sees_every_byte_the_layout_and_the_key():
 
 
 def test_a_reused_round_writes_new_values_into_the_previous_rounds_buffers():
-    from kernelgenbench.sandbox.worker import _refill
+    from kernelgenbench.evaluator.transfer import storage_bytes
+    from kernelgenbench.sandbox.worker import _refill as refill
+
+    def _refill(old, new):  # the worker passes the storage_bytes it bound before the candidate's import
+        return refill(old, new, storage_bytes)
 
     kv = torch.zeros(2, 8)
     old = {"k": kv[0], "v": kv[1], "x": torch.zeros(3, 4).t(), "alpha": 1.0, "blocks": [torch.zeros(2)]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import torch
-from evidence_helpers import example_task
+from evidence_helpers import call_report, example_task
 
 from kernelgenbench.evaluator.checks import REGISTRY, judge_report
 from kernelgenbench.evaluator.judge import judge_evidence
@@ -69,8 +69,8 @@ def test_scalar_results_and_fill_or_copy_tasks_always_need_work() -> None:
 
 def test_workless_skips_only_the_launch_check() -> None:
     task = example_task("aten/add.Tensor")
-    report = {"launches": {}, "ops": {}, "sizes": {"returns": [[8]], "args": {}}, "leaves": [{"type": "torch.Tensor"}]}
+    report = call_report(launches={}, launch_ranges=0)
     assert judge_report(REGISTRY, task, report).status is Status.NO_TRITON_LAUNCH
     assert judge_evidence(task, report, workless=True).passed
-    computed = {**report, "ops": {"aten::add.Tensor": 1}}
+    computed = dataclasses.replace(report, ops={"aten::add.Tensor": 1})
     assert judge_evidence(task, computed, workless=True).status is Status.TORCH_FALLBACK

@@ -7,12 +7,13 @@ import threading
 
 import pytest
 import torch
-from evidence_helpers import ADD_KERNEL, example_task, serve
+from evidence_helpers import ADD_KERNEL, call_report, example_task, serve
 
 from kernelgenbench.evaluator.checks import host_compute, no_launch, side_stream
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.activity import Session
 from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
+from kernelgenbench.sandbox.protocol import Kernel, Leaf, Memcpy, Profile, Sizes
 
 EMPTY = {"self": torch.empty(0), "other": torch.empty(0), "alpha": 1}
 FULL = {"self": torch.randn(300), "other": torch.randn(300), "alpha": 1}
@@ -80,10 +81,10 @@ def add_Tensor(self, other, *, alpha=1):
 
 def test_kernel_that_skips_the_launch_on_empty_outputs_passes(tmp_path):
     ready, calls = serve(tmp_path, SKIPS_EMPTY, [EMPTY, FULL, EMPTY])
-    assert ready.kind == "ready" and not ready.header["tampering"]
+    assert ready.kind == "ready" and not ready.message.tampering
     assert [v.status for _, v in calls] == [Status.PASSED] * 3
-    assert [r.header["launches"] for r, _ in calls] == [{}, {"_add_kernel": 1}, {}]
-    assert calls[0][0].header["sizes"]["returns"] == [[0, 0]]
+    assert [r.report.launches for r, _ in calls] == [{}, {"_add_kernel": 1}, {}]
+    assert calls[0][0].report.sizes.returns == ((0, 0),)
 
 
 def test_no_launch_on_a_call_with_outputs_fails(tmp_path):
@@ -94,7 +95,7 @@ def test_no_launch_on_a_call_with_outputs_fails(tmp_path):
 
 def test_thread_started_and_joined_at_import_passes(tmp_path):
     ready, calls = serve(tmp_path, THREAD_AT_IMPORT_JOINED, [FULL, FULL])
-    assert ready.kind == "ready" and not ready.header["tampering"]
+    assert ready.kind == "ready" and not ready.message.tampering
     assert [v.status for _, v in calls] == [Status.PASSED, Status.PASSED], [v.evidence for _, v in calls]
 
 
@@ -103,14 +104,14 @@ def test_raw_thread_left_running_at_import_is_seen_when_the_call_starts(tmp_path
     (reply, verdict), = calls
     assert verdict.status is Status.TAMPERING
     assert "alive when the call started that were not there before the import" in verdict.evidence
-    assert reply.header["threads"]["at_start"] and not reply.header["threads"]["started"]
+    assert reply.report.threads.at_start and not reply.report.threads.started
 
 
 def test_thread_started_in_the_call_fails_even_when_joined(tmp_path):
     _, calls = serve(tmp_path, THREAD_IN_CALL_JOINED, [FULL])
     (reply, verdict), = calls
     assert verdict.status is Status.TAMPERING and "started during the call" in verdict.evidence
-    assert reply.header["launches"] == {"_add_kernel": 1}  # launched from the pool's thread: still counted
+    assert reply.report.launches == {"_add_kernel": 1}  # launched from the pool's thread: still counted
 
 
 def test_raw_thread_started_in_the_call_is_seen(tmp_path):
@@ -163,38 +164,38 @@ def test_one_session_records_aten_ops_on_every_thread_and_splits_launch_ranges()
     assert rep["kernels"] == [] and rep["call_stream"] is None
 
 
-def _report(memcpy=(), kernels=(), call_stream=7, args=None, returns=None):
-    return {"event": "result", "launches": {"k": 1}, "leaves": [{"type": "torch.Tensor"}],
-            "sizes": {"args": args or {"self": [4096, 16384], "other": [4096, 16384]},
-                      "returns": returns or [[4096, 16384]]},
-            "profile": {"available": True, "expected": True, "device": "cuda", "call_stream": call_stream,
-                        "kernels": list(kernels), "memcpy": list(memcpy)}}
+def _report(memcpy=(), kernels=(), call_stream=7, args=None, returns=None, **fields):
+    """A result report on an accelerator, profiled; copies and kernels as (kind, bytes) and Kernel fields."""
+    profile = Profile(available=True, reason="", expected=True, device="cuda", call_stream=call_stream,
+                      kernels=tuple(Kernel(**k) for k in kernels), memcpy=tuple(Memcpy(*c) for c in memcpy))
+    sizes = Sizes(args=args or {"self": (4096, 16384), "other": (4096, 16384)}, returns=returns or ((4096, 16384),))
+    return call_report(leaves=[Leaf(type="torch.Tensor", plain=True)], sizes=sizes, profile=profile, **fields)
 
 
 def test_host_compute_needs_copies_as_large_as_the_data():
     task = example_task()
-    assert host_compute.judge(task, _report([{"kind": "DtoH", "bytes": 4}, {"kind": "HtoD", "bytes": 64}])) is None
-    assert "device to host" in host_compute.judge(task, _report([{"kind": "DtoH", "bytes": 16384}]))
-    assert "host to device" in host_compute.judge(task, _report([{"kind": "HtoD", "bytes": 8192}] * 2))
-    tiny = _report([{"kind": "DtoH", "bytes": 64}], args={"self": [16, 64]}, returns=[[16, 64]])
+    assert host_compute.judge(task, _report([("DtoH", 4), ("HtoD", 64)])) is None
+    assert "device to host" in host_compute.judge(task, _report([("DtoH", 16384)]))
+    assert "host to device" in host_compute.judge(task, _report([("HtoD", 8192)] * 2))
+    tiny = _report([("DtoH", 64)], args={"self": (16, 64)}, returns=((16, 64),))
     assert host_compute.judge(task, tiny) is None  # too small to tell a copy of data from a copy of metadata
+
+
+MINE = {"name": "_add_kernel", "stream": 7, "origin": "triton", "library": "triton", "count": 1, "us": 1.0}
 
 
 def test_side_stream_is_judged_by_where_kernels_ran():
     task = example_task()
-    mine = {"name": "_add_kernel", "stream": 7, "origin": "triton", "count": 1, "us": 1.0}
-    assert side_stream.judge(task, _report(kernels=[mine])) is None
-    other = {**mine, "stream": 13}
-    assert "_add_kernel (stream 13, 1x)" in side_stream.judge(task, _report(kernels=[mine, other]))
+    assert side_stream.judge(task, _report(kernels=[MINE])) is None
+    other = {**MINE, "stream": 13}
+    assert "_add_kernel (stream 13, 1x)" in side_stream.judge(task, _report(kernels=[MINE, other]))
 
 
 def test_a_triton_device_kernel_satisfies_the_launch_check():
     task = example_task()
-    report = {**_report(kernels=[{"name": "_add_kernel", "stream": 7, "origin": "triton", "count": 1}]),
-              "launches": {}}
-    assert no_launch.judge(task, report) is None
-    report["profile"]["kernels"][0]["origin"] = "library"
-    assert no_launch.judge(task, report) == "no Triton kernel was launched during the call"
+    assert no_launch.judge(task, _report(kernels=[MINE], launches={})) is None
+    library = _report(kernels=[{**MINE, "origin": "library"}], launches={})
+    assert no_launch.judge(task, library) == "no Triton kernel was launched during the call"
 
 
 def test_profiler_stopped_by_the_candidate_is_tampering(tmp_path):
@@ -211,4 +212,4 @@ def add_Tensor(self, other, *, alpha=1):
     _, calls = serve(tmp_path, code, [FULL])
     (reply, verdict), = calls
     assert verdict.status is Status.TAMPERING and "device activity recorder switched off" in verdict.evidence
-    assert reply.header["profile"]["expected"] and not reply.header["profile"]["available"]
+    assert reply.report.profile.expected and not reply.report.profile.available

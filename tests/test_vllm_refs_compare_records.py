@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 import torch
+from evidence_helpers import call_report
 from vllm_sources import code_and_tests, unpack
 
 from kernelgenbench.dataset.record import Task
@@ -17,7 +18,7 @@ from kernelgenbench.evaluator.status import Status
 extract_mod = pytest.importorskip("kernelgenbench.extractors.vllm.extract")
 records_mod = pytest.importorskip("kernelgenbench.extractors.vllm.records")
 
-HEADER = {"event": "result", "launches": 1, "ops": [], "views": [], "leaves": []}
+HEADER = call_report()
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,13 @@ from kernelgenbench.evaluator.checks.exception import classify_exception
 from kernelgenbench.evaluator.config import on_cpu
 from kernelgenbench.evaluator.context import CPU_TIMING, RunContext
 from kernelgenbench.evaluator.results import CandidateResult, WorkloadResult
-from kernelgenbench.evaluator.rounds import phase, run_workload, trace_tail
+from kernelgenbench.evaluator.rounds import no_reply_status, phase, run_workload, trace_tail
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.static_checks import check_source
 from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import Reply, Worker
 from kernelgenbench.sandbox import isolation
+from kernelgenbench.sandbox.protocol import Raised, Ready
 
 
 def evaluate_candidate(ctx: RunContext, task: Task, cand: Candidate) -> CandidateResult:
@@ -126,16 +127,15 @@ def _run_worker(ctx: RunContext, task: Task, cand: Candidate, device: str, setup
 
 
 def _import_verdict(reply: Reply, entry_point: str = "") -> Verdict:
-    h = reply.header
-    if reply.kind in ("import_error", "setup_error"):
-        status = classify_exception(str(h.get("exc_type", "")), str(h.get("message", "")), at_import=True)
-        return Verdict(status, f"{h.get('exc_type')}: {h.get('message', '')}\n{h.get('traceback', '')}".strip())
-    if reply.kind in ("timeout", "crashed", "protocol_error"):
-        status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
-        return Verdict(status, f"while importing the candidate: {h.get('evidence', '')}")
-    if h.get("tampering"):
-        return Verdict(Status.TAMPERING, "at import: " + "; ".join(h["tampering"]))
-    if not h.get("entry_point_found"):
+    m = reply.message
+    if isinstance(m, Raised):
+        status = classify_exception(m.exc_type, m.message, at_import=True)
+        return Verdict(status, f"{m.exc_type}: {m.message}\n{m.traceback}".strip())
+    if not isinstance(m, Ready):
+        return Verdict(no_reply_status(reply), f"while importing the candidate: {reply.evidence}")
+    if m.tampering:
+        return Verdict(Status.TAMPERING, "at import: " + "; ".join(m.tampering))
+    if not m.entry_point_found:
         return Verdict(Status.MISSING_ENTRY_POINT,
                        f"the candidate does not define the task's entry point: a function named {entry_point!r}")
     return Verdict(Status.PASSED)

@@ -24,6 +24,7 @@ from kernelgenbench.evaluator.compare import (
 )
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.evaluator.workless import needs_work
+from kernelgenbench.sandbox.protocol import CallReport, Leaf
 
 
 def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> dict[str, str | None]:
@@ -37,26 +38,25 @@ def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> d
             for where, v in leaves}
 
 
-def leaf_verdict(where: str, ref: Any, meta: Mapping[str, Any], device_type: str) -> Verdict:
+def leaf_verdict(where: str, ref: Any, meta: Leaf, device_type: str) -> Verdict:
     """One output leaf by what the worker saw of it (never by a type's name): a plain strided tensor with data
     on the inputs' device type (or the reference output's) where the reference returns a tensor."""
     if not isinstance(ref, torch.Tensor):
         return PASS  # a scalar output is judged by its value
-    got = str(meta.get("type", "?"))
-    if meta.get("plain") is not True:
-        kind = "a torch.Tensor subclass" if meta.get("tensor_subclass") else "not a tensor"
-        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {got} ({kind})")
-    layout, expected = str(meta.get("layout")), str(ref.layout)
-    if layout != expected or meta.get("nested"):
-        return Verdict(Status.INCORRECT_TYPE, f"{where}: layout {layout}{' (nested)' if meta.get('nested') else ''}, "
+    if not meta.plain:
+        kind = "a torch.Tensor subclass" if meta.tensor_subclass else "not a tensor"
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: expected a plain torch.Tensor, got {meta.type} ({kind})")
+    layout, expected = meta.layout, str(ref.layout)
+    if layout != expected or meta.nested:
+        return Verdict(Status.INCORRECT_TYPE, f"{where}: layout {layout}{' (nested)' if meta.nested else ''}, "
                        f"expected {expected}")
-    dev = str(meta.get("device"))
+    dev = meta.device
     dev_type = dev.split(":", 1)[0]
     if dev_type == "meta":
         return Verdict(Status.INCORRECT_DEVICE, f"{where}: on the meta device (a tensor without data), expected {device_type}")
     if dev_type not in (device_type, ref.device.type):
         return Verdict(Status.INCORRECT_DEVICE, f"{where}: on device {dev}, expected {device_type}")
-    if meta.get("storage") is not True:
+    if not meta.storage:
         return Verdict(Status.INCORRECT_TYPE, f"{where}: a tensor without readable storage (its data was never "
                        "allocated or cannot be read)")
     return PASS
@@ -69,14 +69,15 @@ def structure(value: Any) -> str:
     return "*"
 
 
-def _judge_leaf_metas(ref_return: Any, ref_leaves: list[tuple[str, Any]], header: Mapping[str, Any],
-                      metas: list[Mapping[str, Any]], device_type: str) -> Verdict:
+def _judge_leaf_metas(ref_return: Any, ref_leaves: list[tuple[str, Any]], report: CallReport,
+                      device_type: str) -> Verdict:
     """Count, nesting and kind of every output leaf, before any value is looked at."""
+    metas = report.leaves
     if len(metas) != len(ref_leaves):
-        got = "None" if header.get("returns_none") else f"{len(metas)} value(s)"
+        got = "None" if report.returns_none else f"{len(metas)} value(s)"
         return Verdict(Status.INCORRECT_TYPE, f"returned {got}, expected {len(ref_leaves)} value(s)")
-    got_structure, expected = header.get("structure"), structure(ref_return)
-    if isinstance(got_structure, str) and got_structure != expected:
+    got_structure, expected = report.structure, structure(ref_return)
+    if got_structure != expected:
         return Verdict(Status.INCORRECT_TYPE, f"returned values nested as {got_structure[:200]}, expected {expected} "
                        "('*' a value, [...] a list or tuple)")
     for (where, ref), meta in zip(ref_leaves, metas, strict=True):
@@ -86,16 +87,16 @@ def _judge_leaf_metas(ref_return: Any, ref_leaves: list[tuple[str, Any]], header
     return PASS
 
 
-def judge_evidence(task: Task, header: Mapping[str, Any], *, workless: bool = False) -> Verdict:
+def judge_evidence(task: Task, report: CallReport, *, workless: bool = False) -> Verdict:
     """Checks on the worker's evidence alone, in registry order (tampering, exceptions, torch compute, launches).
 
     `workless`: the reference's result on this input takes no computing (evaluator/workless.py), so the call
     needs no Triton launch.
     """
-    return judge_report(REGISTRY, task, header, skip=frozenset({NO_LAUNCH.name}) if workless else frozenset())
+    return judge_report(REGISTRY, task, report, skip=frozenset({NO_LAUNCH.name}) if workless else frozenset())
 
 
-def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | None, *, ref_return: Any,
+def judge_call(task: Task, report: CallReport, cand: Mapping[str, Any] | None, *, ref_return: Any,
                ref_args: Mapping[str, Any], pristine: Mapping[str, Any], device: str,
                written: Mapping[str, bool] | None = None) -> tuple[Verdict, dict[str, float]]:
     """The verdict on one round: evidence first, then outputs, then mutable and undeclared writes.
@@ -104,21 +105,21 @@ def judge_call(task: Task, header: Mapping[str, Any], cand: Mapping[str, Any] | 
     an argument that did not come back is then judged by it (the worker sends back only changed ones).
     """
     stats: dict[str, float] = {}
-    v = judge_evidence(task, header, workless=not needs_work(task, ref_return, ref_args, pristine))
+    v = judge_evidence(task, report, workless=not needs_work(task, ref_return, ref_args, pristine))
     if not v.passed:
         return v, stats
-    if header.get("unreadable"):
-        return Verdict(Status.INCORRECT_TYPE, f"the worker could not read what the call returned: {header['unreadable']}"), stats
+    if report.unreadable:
+        return Verdict(Status.INCORRECT_TYPE, f"the worker could not read what the call returned: {report.unreadable}"), stats
     ref_leaves = flatten(ref_return, "return") if ref_return is not None else []
-    metas = [m if isinstance(m, Mapping) else {} for m in (header.get("leaves") or [])]
+    metas = report.leaves
     # The record's declared relaxations (order left unspecified upstream) replace the elementwise comparison.
     values = rule_values(task, ref_args, ref_leaves) if task.compare else {}
     if ref_leaves:
-        v = _judge_leaf_metas(ref_return, ref_leaves, header, metas, torch.device(device).type)
+        v = _judge_leaf_metas(ref_return, ref_leaves, report, torch.device(device).type)
         if not v.passed:
             return v, stats
     if not isinstance(cand, Mapping):
-        why = header.get("transfer_error") or "nothing came back"
+        why = report.transfer_error or "nothing came back"
         return Verdict(Status.INCORRECT_TYPE, f"outputs could not be read back as plain tensors: {why}"), stats
     v = _judge_returns(task, cand, ref_leaves, ref_args, metas, values, pristine, stats)
     if not v.passed:
@@ -138,7 +139,7 @@ def _compare_into(stats: dict[str, float], task: Task, where: str, ref: Any, out
 
 
 def _judge_returns(task: Task, cand: Mapping[str, Any], ref_leaves: list[tuple[str, Any]], ref_args: Mapping[str, Any],
-                   metas: list[Mapping[str, Any]], values: Mapping[str, Any], pristine: Mapping[str, Any],
+                   metas: tuple[Leaf, ...], values: Mapping[str, Any], pristine: Mapping[str, Any],
                    stats: dict[str, float]) -> Verdict:
     """The returned values against the reference's: count, values, and (view ops) which input they alias."""
     if not ref_leaves:
@@ -152,10 +153,10 @@ def _judge_returns(task: Task, cand: Mapping[str, Any], ref_leaves: list[tuple[s
         verdict = _compare_into(stats, task, where, ref, out, rule, values, pristine, task.semantics)
         if not verdict.passed:
             return verdict
-        if task.semantics == "view" and ref_alias.get(where) and meta.get("alias") != ref_alias[where]:
+        if task.semantics == "view" and ref_alias.get(where) and meta.alias != ref_alias[where]:
             return Verdict(Status.INCORRECT_ALIASING,
                            f"{where}: must be a view of {ref_alias[where]!r}, but it shares storage with "
-                           f"{meta.get('alias')!r}")
+                           f"{meta.alias!r}")
     return PASS
 
 

@@ -25,9 +25,10 @@ from kernelgenbench.evaluator.results import WorkloadResult
 from kernelgenbench.evaluator.sol import check_floor
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.status import Status, Verdict
-from kernelgenbench.evaluator.supervisor import Reply, Worker
+from kernelgenbench.evaluator.supervisor import NO_REPLY, Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
 from kernelgenbench.evaluator.transfer import clone_tree, fingerprint, move_tree
+from kernelgenbench.sandbox.protocol import TimeReport
 
 
 def seed_for(base: int, *parts: object) -> int:
@@ -71,6 +72,12 @@ def run_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, work
     return result
 
 
+def no_reply_status(reply: Reply) -> Status:
+    """A reply that did not come (timeout, crashed) or did not parse: a malformed report is the candidate's
+    doing (it shares the worker's process and pipe), never trusted, and judged tampering."""
+    return {"timeout": Status.TIMEOUT, "malformed": Status.TAMPERING}.get(reply.kind, Status.CRASHED)
+
+
 def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret: Any, ref_args: dict[str, Any],
                  args: dict[str, Any], written: Any, phases: dict[str, float]) -> tuple[Verdict, dict[str, float]]:
     """One round's outputs read back and judged against the reference's; the evaluator's own failure while
@@ -84,18 +91,19 @@ def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret:
                 cand_out = move_tree(worker.outputs(reply), device)
             except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                 cand_out = None
-    for seconds in (reply.sent_s, reply.header.get("receive_s"), reply.header.get("send_s")):
+    report = reply.report
+    for seconds in (reply.sent_s, report.receive_s, report.send_s):
         add_phase(phases, "transfer", seconds)
     # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.
     with phase(phases, "judge"):
         try:
-            verdict, s = judge_call(task, reply.header, cand_out, ref_return=ref_ret, ref_args=ref_args,
+            verdict, s = judge_call(task, report, cand_out, ref_return=ref_ret, ref_args=ref_args,
                                     pristine=args, device=device, written=written)
         except Exception:  # noqa: BLE001 - the evaluator's own failure is this candidate's result, not the run's end
             verdict, s = Verdict(Status.EVALUATOR_ERROR, "the evaluator failed while judging this round "
                                  f"(not a verdict on the candidate):\n{trace_tail()}"), {}
-    add_phase(phases, "candidate", reply.header.get("elapsed_s"))
-    add_phase(phases, "compile", reply.header.get("compile_s"))
+    add_phase(phases, "candidate", report.elapsed_s)
+    add_phase(phases, "compile", report.compile_s)
     return verdict, s
 
 
@@ -130,12 +138,12 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
                                   evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
         reuse = r % 2 == 1  # odd rounds run in the previous round's buffers (see `_call_round`)
         reply, written = _call_round(cfg, w, worker, args, seed, phases, reuse)
-        if reply.kind in ("timeout", "crashed", "protocol_error"):
-            status = Status.TIMEOUT if reply.kind == "timeout" else Status.CRASHED
-            return WorkloadResult(**base, status=status, rounds=r + 1, log_excerpt=reply.log_tail,
-                                  evidence=f"round {r} (seed {seed}): {reply.header.get('evidence', '')}"), {}, None
+        if reply.kind in NO_REPLY:
+            return WorkloadResult(**base, status=no_reply_status(reply), rounds=r + 1, log_excerpt=reply.log_tail,
+                                  evidence=f"round {r} (seed {seed}): {reply.evidence}"), {}, None
         verdict, s = _judge_round(task, worker, reply, device, ref_ret, ref_args, args, written, phases)
-        kernels = (reply.header.get("profile") or {}).get("kernels")
+        profile = reply.report.profile
+        kernels = [k.to_dict() for k in profile.kernels] if profile.available else None
         for k, x in s.items():
             stats[k] = max(stats.get(k, 0.0), x)
         if not verdict.passed:
@@ -172,10 +180,10 @@ def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, An
     with phase(phases, "transfer"):
         own = {k: fingerprint(v, key) for k, v in args.items()}
     reply = worker.call_drawn(w.id, seed, key, cfg.call_timeout_s, reuse)
-    if reply.kind in ("timeout", "crashed", "protocol_error"):
+    if reply.kind in NO_REPLY:
         return reply, None
-    if reply.kind in ("result", "error") and reply.header.get("inputs_before") == own:
-        after = reply.header.get("inputs_after") or {}
+    if reply.kind in ("result", "error") and reply.report.inputs_before == own:
+        after = reply.report.inputs_after or {}
         return reply, {k: after[k] != own[k] for k in after if k in own}
     with phase(phases, "resend"):
         return worker.call(args, cfg.call_timeout_s, reuse), None
@@ -189,14 +197,17 @@ def _time_workload(ctx: RunContext, task: Task, w: Workload, worker: Worker, res
     seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
     with ctx.pool.locks[device].exclusive():  # nothing else runs on this device while it is timed
         with phase(phases, "time"):
-            reply = worker.request({"op": "time", "workload_id": w.id, "seeds": seeds, "config": cfg.timing},
-                                   cfg.timing_timeout_s)
-        if reply.kind != "timing":
+            reply = worker.time({"workload_id": w.id, "seeds": seeds, "config": cfg.timing}, cfg.timing_timeout_s)
+        if reply.kind == "malformed":
+            return replace(result, status=Status.TAMPERING, evidence=f"during timing: {reply.evidence}",
+                           log_excerpt=reply.log_tail)
+        if not isinstance(reply.message, TimeReport):
             return replace(result, timing={"available": False, "reason": f"timing failed: {reply.kind} "
-                                           f"{reply.header.get('evidence', '')}"}, log_excerpt=reply.log_tail)
-        if reply.header.get("tampering"):
-            return replace(result, status=Status.TAMPERING, evidence="during timing: " + "; ".join(reply.header["tampering"]))
-        timing = reply.header.get("timing")
+                                           f"{reply.evidence}"}, log_excerpt=reply.log_tail)
+        if reply.message.tampering:
+            return replace(result, status=Status.TAMPERING,
+                           evidence="during timing: " + "; ".join(reply.message.tampering))
+        timing = reply.message.timing.to_dict()
         # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not). Their inputs
         # come from base seed 0 whatever the run's seed: they are the evaluator's own code, so their inputs need
         # no secrecy, and a fixed seed keeps their disk cache valid across runs (an RL loop pays for them once).

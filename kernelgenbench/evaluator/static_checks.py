@@ -326,7 +326,9 @@ class _Source:
         return self._tainted_uses(tainted, why)
 
     def _copies(self, tainted: dict[tuple[int, str], ast.AST]) -> None:
-        """`b = a`, `b = list(a)`: b holds what a held (two rounds: a chain of two copies)."""
+        """`b = a`, `b = list(a)`: b holds what a held; `helper(a)`: the file-local helper's parameter holds it
+        (two rounds: a chain of two copies or calls)."""
+        defs = {n.name: n for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for _ in range(2):
             for node in self.nodes:
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
@@ -334,11 +336,35 @@ class _Source:
                     target = self._bound_name(node)
                     if target:
                         tainted.setdefault((id(self._scope(node)), target), node)
+                    param = self._parameter(node, defs)
+                    if param:
+                        tainted.setdefault(param, node)
+
+    def _parameter(self, node: ast.AST, defs: dict[str, ast.AST]) -> tuple[int, str] | None:
+        """(scope id, name) of the file-local function parameter `node` is passed to, if it is an argument."""
+        call = self.parents.get(node)
+        if isinstance(call, ast.keyword):
+            call, name = self.parents.get(call), call.arg
+        else:
+            name = None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in defs):
+            return None
+        fn = defs[call.func.id]
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
+        if name is None and node in call.args and call.args.index(node) < len(params):
+            name = params[call.args.index(node)]
+        return (id(fn), name) if name else None
 
     def _bound_name(self, node: ast.AST) -> str | None:
         parent = self.parents.get(node)
         while isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _TRANSPARENT:
             parent = self.parents.get(parent)
+        if isinstance(parent, ast.Tuple):  # `a, b = x.tolist(), y.tolist()`: element by element
+            outer = self.parents.get(parent)
+            if isinstance(outer, ast.Assign) and len(outer.targets) == 1 and isinstance(outer.targets[0], ast.Tuple) \
+                    and len(outer.targets[0].elts) == len(parent.elts):
+                target = outer.targets[0].elts[parent.elts.index(node)]
+                return target.id if isinstance(target, ast.Name) else None
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             if len(targets) == 1 and isinstance(targets[0], ast.Name):

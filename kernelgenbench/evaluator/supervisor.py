@@ -1,14 +1,15 @@
 """The evaluator's side of one worker process: start it, send requests, read replies under a deadline.
 
 A reply that does not come in time kills the worker (timeout); a worker that dies without replying is
-a crash, reported with its exit code or signal and the tail of its log. Replies are JSON headers; tensors
-travel as raw bytes through two shared-memory arenas made here for each worker (`transfer.Arenas`), so
-the evaluator never unpickles what a worker sends.
+a crash, reported with its exit code or signal and the tail of its log. Replies are the JSON messages of
+sandbox/protocol.py, parsed strictly on receipt: one that does not parse, or is not the one due, is
+`malformed` (the candidate shares the worker's process and its pipe; the runner judges it tampering) and the
+worker is killed. Tensors travel as raw bytes through two shared-memory arenas made here for each worker
+(`transfer.Arenas`), so the evaluator never unpickles what a worker sends.
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import signal
@@ -18,26 +19,52 @@ import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
 from kernelgenbench.evaluator.transfer import Arenas, pack, send_arenas, unpack_json
+from kernelgenbench.sandbox.protocol import (
+    CallReport,
+    DrawError,
+    IsolationReport,
+    Message,
+    ProtocolError,
+    Raised,
+    Ready,
+    TimeReport,
+    parse_message,
+)
 
 LOG_TAIL_CHARS = 2000
 COMPILE_POLL_S = 2.0  # how often a waiting call looks for Triton compiles in the worker's cache
 
 
+# The events each request may be answered with (anything else on the pipe is malformed).
+AT_START = Ready.EVENTS + Raised.EVENTS
+TO_CALL = CallReport.EVENTS + DrawError.EVENTS  # a call on inputs the worker draws; sent ones: CallReport
+TO_TIME = TimeReport.EVENTS
+NO_REPLY = ("timeout", "crashed", "malformed")  # kinds the evaluator gives a reply that did not come or parse
+
+
 @dataclass(frozen=True)
 class Reply:
-    """What came back from the worker: an event header and, for results, the payload bytes."""
+    """What came back from the worker: its message and, for results, the payload bytes; or why nothing did."""
 
-    kind: str  # the worker's event, or 'timeout' / 'crashed' / 'protocol_error'
-    header: dict[str, Any] = field(default_factory=dict)
+    kind: str  # the worker's event, or one of NO_REPLY
+    message: Message | None = None  # None for the NO_REPLY kinds
     payload: bytes | None = None
     log_tail: str = ""
     sent_s: float = 0.0  # the evaluator's time writing the call's arguments into shared memory
+    evidence: str = ""  # for the NO_REPLY kinds: what the evaluator saw
+
+    @property
+    def report(self) -> CallReport:
+        """The call's report (kinds 'result' and 'error')."""
+        if not isinstance(self.message, CallReport):
+            raise TypeError(f"a {self.kind!r} reply carries no call report")
+        return self.message
 
 
 # The forkserver is one per process, and Triton reads TRITON_INTERPRET when it is imported (its own
@@ -163,7 +190,7 @@ class Worker:
         workdir = (setup.get("isolation") or {}).get("workdir")
         self._compiles = _CompileWatch(Path(workdir) / "triton" if workdir else None,
                                        float(setup.get("compile_allowance_s") or 0.0))
-        self.isolation: dict[str, Any] | None = None  # what the worker entered, reported before the import
+        self.isolation: IsolationReport | None = None  # what the worker entered, reported before the import
         self._arenas = Arenas()  # fresh for each candidate: nothing a previous worker left can reach this one
         ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
         self._conn, child = ctx.Pipe(duplex=True)
@@ -186,7 +213,7 @@ class Worker:
 
     def _died(self) -> Reply:
         self._proc.join(timeout=5)
-        return Reply("crashed", {"evidence": _describe_exit(self._proc.exitcode)}, log_tail=self.log_tail())
+        return Reply("crashed", evidence=_describe_exit(self._proc.exitcode), log_tail=self.log_tail())
 
     def _recv(self, timeout: float) -> Reply | bytes:
         try:
@@ -195,7 +222,7 @@ class Worker:
                 self.kill()
                 credit = self._compiles.credited_s - before
                 more = f" (and {credit:g} s more while it compiled Triton kernels)" if credit else ""
-                return Reply("timeout", {"evidence": f"no reply within {timeout:g} s{more}; worker killed"},
+                return Reply("timeout", evidence=f"no reply within {timeout:g} s{more}; worker killed",
                              log_tail=self.log_tail())
             return self._conn.recv_bytes()
         except (EOFError, OSError, ConnectionError):
@@ -212,36 +239,42 @@ class Worker:
                 return True
             deadline += self._compiles.credit(min(left, COMPILE_POLL_S))
 
-    def receive(self, timeout: float) -> Reply:
-        """The next reply (header, plus payload for results)."""
+    def receive(self, timeout: float, expect: tuple[str, ...] = AT_START) -> Reply:
+        """The next reply (message, plus payload for results), one of the `expect`ed events; the first
+        message, the isolation report sent before the candidate is imported, is kept apart."""
         raw = self._recv(timeout)
         if isinstance(raw, Reply):
             return raw
+        # Before the isolation report only a failed set-up may come instead.
+        first = IsolationReport.EVENTS + ("setup_error",)
         try:
-            header = json.loads(raw)
-            kind = str(header["event"])
-        except (ValueError, KeyError, TypeError):
-            self.kill()
-            return Reply("protocol_error", {"evidence": "worker sent a malformed reply"}, log_tail=self.log_tail())
-        if kind == "isolation" and self.isolation is None:
-            # The first message, sent before the candidate is imported; any later one is the candidate's.
-            self.isolation = header
-            return self.receive(timeout)
+            message = parse_message(raw, first if self.isolation is None else expect)
+        except ProtocolError as exc:
+            self.kill()  # what else it sends cannot be trusted either
+            return Reply("malformed", evidence=f"malformed worker report: {exc}"[:2000], log_tail=self.log_tail())
+        if isinstance(message, IsolationReport):
+            self.isolation = message
+            return self.receive(timeout, expect)
+        kind = message.event  # type: ignore[attr-defined]
         payload = None
         if kind == "result":
             more = self._recv(timeout)
             if isinstance(more, Reply):
                 return more
             payload = more
-        return Reply(kind, header, payload, log_tail=self.log_tail() if kind != "result" else "")
+        return Reply(kind, message, payload, log_tail=self.log_tail() if kind != "result" else "")
 
-    def request(self, msg: dict[str, Any], timeout: float) -> Reply:
-        """Send one request and wait for its reply."""
+    def request(self, msg: dict[str, Any], timeout: float, expect: tuple[str, ...]) -> Reply:
+        """Send one request and wait for its reply, one of the `expect`ed events."""
         try:
             self._conn.send(msg)
         except (OSError, BrokenPipeError, EOFError):
             return self._died()
-        return self.receive(timeout)
+        return self.receive(timeout, expect)
+
+    def time(self, msg: dict[str, Any], timeout: float) -> Reply:
+        """Send one timing request (op 'time') and wait for its report."""
+        return self.request({**msg, "op": "time"}, timeout, TO_TIME)
 
     def call(self, args: dict[str, Any], timeout: float, reuse: bool = False) -> Reply:
         """Send one call's arguments (raw bytes in shared memory, structure as JSON) and wait for the reply;
@@ -249,13 +282,14 @@ class Worker:
         t0 = time.perf_counter()
         desc = pack(args, self._arenas.inbox)
         sent_s = time.perf_counter() - t0
-        return replace(self.request({"op": "call", "args": desc, "reuse": reuse}, timeout), sent_s=sent_s)
+        return replace(self.request({"op": "call", "args": desc, "reuse": reuse}, timeout, CallReport.EVENTS),
+                       sent_s=sent_s)
 
     def call_drawn(self, workload_id: str, seed: int, key: int, timeout: float, reuse: bool = False) -> Reply:
         """Have the worker draw one round's inputs itself (nothing sent) and call; its reply carries their
         fingerprints under `key`, before and after the call. `reuse` as for `call`."""
         return self.request({"op": "call", "draw": {"workload_id": workload_id, "seed": seed, "key": key},
-                             "reuse": reuse}, timeout)
+                             "reuse": reuse}, timeout, TO_CALL)
 
     def outputs(self, reply: Reply) -> Any:
         """The outputs and arguments a call's reply carries, as CPU tensors viewing shared memory (copy them
@@ -272,7 +306,7 @@ class Worker:
     @property
     def isolation_level(self) -> str | None:
         """The isolation level the worker entered (None if it died before saying)."""
-        return None if self.isolation is None else str(self.isolation.get("level"))
+        return None if self.isolation is None else self.isolation.level
 
     def kill(self) -> None:
         """Stop the worker and everything it started, now."""

@@ -24,12 +24,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from kernelgenbench.evaluator.transfer import clone_tree
+from kernelgenbench.sandbox.protocol import Timing  # what a timing is: it travels back from the worker
 
 # A repetition this short is dominated by launch overhead when timed with host-side launches.
 LAUNCH_BOUND_US = 20.0
@@ -58,34 +59,6 @@ class TimingConfig:
     graph: bool = False
     graph_calls: int = 20
     buffer_budget_bytes: int = 8 << 30
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Timing of one callable on one workload; times in microseconds."""
-
-    available: bool
-    method: str = ""
-    time_us: float | None = None  # the headline: what speedups and speed of light use (see `statistic`)
-    statistic: str = ""
-    median_us: float | None = None
-    iqr_us: float | None = None
-    reps: int = 0
-    span_median_us: float | None = None
-    event_median_us: float | None = None
-    graph_median_us: float | None = None
-    launch_bound: bool = False
-    streams: int = 0
-    kernels_per_call: float = 0.0
-    fresh_buffers: int = 0
-    l2_flush_bytes: int = 0
-    precision: dict[str, Any] = field(default_factory=dict)
-    device: str = ""
-    reason: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (what result rows carry under 'timing')."""
-        return asdict(self)
 
 
 def unavailable(reason: str) -> Timing:

@@ -2,16 +2,15 @@
 
 torch's profiler (Kineto; CUPTI on NVIDIA devices) records aten ops at the C++ level on every thread, and
 on accelerators every device kernel with the stream it ran on and every memcpy with its direction and
-size. The report (the call header's "profile" key):
+size. The report (the call report's "profile", typed as sandbox/protocol.py's Profile):
 
     {"available": bool, "reason": str, "expected": bool, "device": "cpu" | "cuda" | ...,
-     "options": [...],                           # the profiler options this torch has ("profile_all_threads", ...)
      "cpu_ops": {"aten::add.Tensor": n, ...},   # aten ops (nested ones too) outside Triton launches, all threads
      "cpu_ops_in_launch": {...},                 # aten ops inside a Triton launch range (LaunchCounter.range_name)
      "launch_ranges": n,                         # those launch ranges the profiler saw
      "kernels": [{"name", "stream", "origin": "triton" | "library", "library", "count", "us"}],
      "call_stream": int | None,                  # the stream the call was made on (a marker kernel ran there)
-     "memcpy": [{"kind": "HtoD" | "DtoH" | "DtoD" | ..., "bytes": int, "stream": int}]}
+     "memcpy": [{"kind": "HtoD" | "DtoH" | "DtoD" | ..., "bytes": int}]}
 
 "expected" says whether a session worked in this process before the candidate was imported (`warm_up`):
 when it did, a session that fails or records nothing during a call is the candidate's doing.
@@ -138,7 +137,7 @@ class Session:
 
     def report(self, triton_kernels: Iterable[str]) -> dict[str, Any]:
         """The contract's "profile" dict (see the module docstring)."""
-        base = {"expected": _STATE["expected"], "device": self.kind, "options": _STATE.get("options", [])}
+        base = {"expected": _STATE["expected"], "device": self.kind}
         if self._events is None:
             return {**base, "available": False, "reason": self._error or "profiler did not run"}
         try:
@@ -220,8 +219,7 @@ def _device_activity(events: list[Any], triton_kernels: frozenset[str]
     for e in device:
         m = _MEMCPY_KIND.search(e.name()) if _kind(e) == "memcpy" else None
         if m is not None:
-            memcpy.append({"kind": m.group(1), "bytes": int(_metadata(e).get("bytes", 0) or 0),
-                           "stream": e.device_resource_id()})
+            memcpy.append({"kind": m.group(1), "bytes": int(_metadata(e).get("bytes", 0) or 0)})
     return list(table.values()), call_stream, memcpy
 
 

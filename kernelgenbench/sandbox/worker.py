@@ -7,7 +7,8 @@ described as JSON over its pipe) with the evidence it saw: aten ops dispatched, 
 functions, threads and streams left behind, exceptions. The candidate's stdout and stderr go to a log
 file (the evaluator shows its tail), never to the pipe, so nothing the candidate prints reaches the verdict.
 
-Messages to the evaluator are bytes: a JSON header, then (for results) the JSON description of the tensors.
+Messages to the evaluator are bytes: a message of sandbox/protocol.py as JSON, then (for results) the JSON
+description of the tensors.
 """
 
 from __future__ import annotations
@@ -21,9 +22,28 @@ import sys
 import threading
 import time
 import traceback
+import types
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from multiprocessing.connection import Connection
 from typing import Any
+
+from kernelgenbench.sandbox.protocol import (
+    CallReport,
+    DrawError,
+    IsolationReport,
+    Leaf,
+    Message,
+    Packing,
+    Profile,
+    Raised,
+    Ready,
+    Sizes,
+    Threads,
+    TimeReport,
+    Timing,
+    encode,
+)
 
 TRACE_CHARS = 3000
 
@@ -51,16 +71,19 @@ _TYPE_DICT = type.__dict__["__dict__"].__get__
 _LIST_ITER, _TUPLE_ITER = list.__iter__, tuple.__iter__
 _FN_MODES, _DISPATCH_MODES = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
 _NO_FN_MODES, _NO_DISPATCH_MODES = torch._C.DisableTorchFunction, _disable_current_modes
+# The pipe's methods from its class (watched): an instance attribute `conn.send_bytes` set by the candidate
+# would otherwise see, and rewrite, every message on its way out.
+_SEND_BYTES, _RECV = Connection.send_bytes, Connection.recv
 # The Python classes in the MRO of tensors and storages: while their attributes are the ones seen here,
 # calling a method of a plain tensor runs torch's code (TensorBase and StorageBase cannot be changed).
 _CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torch.UntypedStorage,
                                                              torch.storage._StorageBase))
 
 
-def _send(conn: Any, header: dict[str, Any], payload: bytes | None = None) -> None:
-    conn.send_bytes(json.dumps(header, default=str).encode())
+def _send(conn: Any, message: Message, payload: bytes | None = None) -> None:
+    _SEND_BYTES(conn, encode(message))
     if payload is not None:
-        conn.send_bytes(payload)
+        _SEND_BYTES(conn, payload)
 
 
 def _trace(exc: BaseException) -> str:
@@ -90,8 +113,6 @@ def _vm_bytes() -> int:
 
 def _cap_memory(device: str, cap_bytes: int, device_fraction: float) -> str:
     """Host: address space beyond what is mapped now; accelerator: a share of its memory."""
-    import torch
-
     kind = torch.device(device).type
     if kind == "cpu":
         if cap_bytes <= 0:
@@ -113,7 +134,7 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
                     "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
                     "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
-                    "torch.utils._python_dispatch")
+                    "kernelgenbench.sandbox.protocol", "torch.utils._python_dispatch")
 
 
 # The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
@@ -196,8 +217,11 @@ def _state(value: Any) -> tuple[Any, ...]:
     `__code__` keeps the function's identity), a wrapper's underlying function."""
     fn = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
     fn = fn.fget if isinstance(fn, property) else fn
+    # A decorator's wrapper calls the function it wraps: that one's code is the behaviour too.
+    inner = getattr(fn, "__wrapped__", None) if type(fn) is types.FunctionType else None
     return (value, getattr(fn, "__code__", None), getattr(fn, "__defaults__", None),
-            getattr(fn, "__kwdefaults__", None), getattr(fn, "__closure__", None))
+            getattr(fn, "__kwdefaults__", None), getattr(fn, "__closure__", None), inner,
+            getattr(inner, "__code__", None))
 
 
 def _snapshot(watched: dict[str, tuple[Any, str]]) -> dict[str, Any]:
@@ -324,8 +348,6 @@ def _import_candidate(path: str) -> Any:
 
 
 def _sync(device: str) -> None:
-    import torch
-
     kind = torch.device(device).type
     if kind != "cpu":
         getattr(torch, kind).synchronize()
@@ -338,34 +360,28 @@ def _type_name(cls: type) -> str:
     return name + (" (another type under that name)" if name == "torch.Tensor" and cls is not _TENSOR else "")
 
 
-def _leaf_meta(value: Any, storages: dict[int, str]) -> dict[str, Any]:
+def _leaf_meta(value: Any, storages: dict[int, str]) -> Leaf:
     """What the judge needs to know about one output leaf, read through accessors bound before the candidate
     was imported: nothing of the object's own (methods, properties, __class__) runs. Only an object whose
     type IS torch.Tensor is looked into; for any other the type is all that is reported."""
     cls = _type(value)
-    meta: dict[str, Any] = {"type": _type_name(cls), "plain": cls is _TENSOR}
     if cls is not _TENSOR:
-        meta["tensor_subclass"] = _issubclass(cls, _TENSOR_BASE)
-        return meta
-    meta["device"] = str(_T_DEVICE(value))
-    meta["layout"] = str(_T_LAYOUT(value))
-    meta["nested"] = bool(_T_NESTED(value))
+        return Leaf(type=_type_name(cls), plain=False, tensor_subclass=_issubclass(cls, _TENSOR_BASE))
+    meta = {"type": _type_name(cls), "plain": True, "device": str(_T_DEVICE(value)), "layout": str(_T_LAYOUT(value)),
+            "nested": bool(_T_NESTED(value))}
     try:
         ptr = _S_DATA_PTR(_T_STORAGE(value))
     except Exception:  # noqa: BLE001 - sparse, functional, lazy tensors: no storage the worker can read
-        meta["storage"] = False
-        return meta
-    meta["storage"] = True
-    meta["alias"] = storages.get(ptr) if _T_NUMEL(value) else None
-    return meta
+        return Leaf(**meta, storage=False)
+    return Leaf(**meta, storage=True, alias=storages.get(ptr) if _T_NUMEL(value) else None)
 
 
-def _portable(value: Any, meta: dict[str, Any], device_type: str) -> Any:
+def _portable(value: Any, meta: Leaf, device_type: str) -> Any:
     """What may travel back for one output leaf: a plain strided tensor with data on the call's device type,
     a plain scalar, or None (the judge reads why from the leaf's metadata)."""
-    if meta.get("plain"):
-        travels = (meta.get("storage") and meta.get("layout") == "torch.strided" and not meta.get("nested")
-                   and str(meta.get("device")).split(":")[0] == device_type)
+    if meta.plain:
+        travels = (meta.storage and meta.layout == "torch.strided" and not meta.nested
+                   and meta.device.split(":")[0] == device_type)
         return value if travels else None
     return value if value is None or _type(value) in (int, float, bool, complex, str) else None
 
@@ -440,15 +456,10 @@ class _LayoutMismatch(Exception):
     pass
 
 
-def _refill(old: Any, new: Any, storage_bytes: Callable[[Any], Any] | None = None) -> Any:
+def _refill(old: Any, new: Any, storage_bytes: Callable[[Any], Any]) -> Any:
     """`new`'s values written into `old`'s buffers (same addresses), its plain values kept; None unless every
-    tensor's dtype, device, sizes, strides, offset and storage size match. The worker passes its bound
-    `storage_bytes`."""
-    import torch
-
-    if storage_bytes is None:
-        from kernelgenbench.evaluator.transfer import storage_bytes
-
+    tensor's dtype, device, sizes, strides, offset and storage size match. `storage_bytes`: the worker's
+    bound transfer.storage_bytes (never imported again by name after the candidate's import)."""
     pairs: list[tuple[Any, Any]] = []
 
     def walk(o: Any, n: Any) -> Any:
@@ -539,8 +550,8 @@ def _draw(task: Any, spec: dict[str, Any], device: str, b: _Bound) -> tuple[dict
 
 def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str,
               send: Callable[[Any], bytes], key: int | None = None,
-              before: dict[str, str] | None = None, *, b: _Bound) -> tuple[dict, bytes | None]:
-    """Call the candidate once under the recorders; the evidence header and the outputs' transfer.
+              before: dict[str, str] | None = None, *, b: _Bound) -> tuple[CallReport, bytes | None]:
+    """Call the candidate once under the recorders; the call's report and the outputs' transfer.
 
     With a fingerprint `key` and the inputs' fingerprints `before` the call (inputs drawn here), an argument
     the task does not declare mutable travels back only if its fingerprint changed; otherwise every tensor
@@ -573,65 +584,50 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             _sync(device)
             elapsed = b.perf_counter() - t0
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
-        return {"event": "error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                "message": str(exc)[:500], "traceback": _trace(exc), "tampering": marks,
-                "launches": dict(counter.launches), "launch_ranges": counter.ranges, "ops": dict(rec.ops),
-                "ops_in_launch": dict(rec.in_launch), **_evidence(session, watch, at_start, b)}, None
-    header = {
-        "event": "result",
-        "elapsed_s": elapsed,
-        "compile_s": counter.compile_s,
-        "launches": dict(counter.launches),
-        "launch_ranges": counter.ranges,
-        "ops": dict(rec.ops),
-        "views": sorted(rec.views),
-        "ops_in_launch": dict(rec.in_launch),
-        "tampering": marks,
-        "returns_none": ret is None,
-        **_evidence(session, watch, at_start, b),
-    }
-    return _pack_result(header, ret, task, args, storages, device, send, key, before, modes_before, b)
+        return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
+                          message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
+                          launches=dict(counter.launches), launch_ranges=counter.ranges, ops=dict(rec.ops),
+                          ops_in_launch=dict(rec.in_launch), **_evidence(session, watch, at_start, b)), None
+    report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
+                        launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
+                        tampering=tuple(marks), returns_none=ret is None, **_evidence(session, watch, at_start, b))
+    return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b)
 
 
-def _pack_result(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+def _pack_result(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
                  device: str, send: Callable[[Any], bytes], key: int | None, before: dict[str, str] | None,
-                 modes_before: tuple[int, int], b: _Bound) -> tuple[dict, bytes]:
-    """The outputs' metadata into `header` and the outputs and written arguments packed for the evaluator.
+                 modes_before: tuple[int, int], b: _Bound) -> tuple[CallReport, bytes]:
+    """The outputs' metadata into `report` and the outputs and written arguments packed for the evaluator.
 
     Only plain tensors with data on the call's device type travel; nothing of a candidate's own object runs
     here. Packing runs under a dispatch recorder: its "ops" are the packer's own unless the candidate hooked
     it. A result always carries a payload (b"null" when nothing could travel), so the evaluator never waits.
     """
-    hooks = _hooks_left(modes_before)
-    header["packing"] = {"hooks": hooks}
+    hooks = tuple(_hooks_left(modes_before))
     if hooks:  # looking into the outputs would run the candidate's code: nothing is read or packed
-        header["leaves"] = []
-        return header, b"null"
+        return replace(report, packing=Packing(hooks=hooks)), b"null"
     # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
     try:
         with _NO_FN_MODES(), _NO_DISPATCH_MODES():
-            return _read_and_pack(header, ret, task, args, storages, device, send, key, before, b)
+            return _read_and_pack(report, ret, task, args, storages, device, send, key, before, b)
     except Exception as exc:  # noqa: BLE001 - whatever was returned, the worker answers instead of dying
-        header["unreadable"] = f"{_type_name(_type(exc))}: {exc}"[:300]
-        header.pop("leaves", None)
-        return header, b"null"
+        return replace(report, packing=Packing(hooks=()), unreadable=f"{_type_name(_type(exc))}: {exc}"[:300]), b"null"
 
 
-def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
                    device: str, send: Callable[[Any], bytes], key: int | None,
-                   before: dict[str, str] | None, b: _Bound) -> tuple[dict, bytes]:
+                   before: dict[str, str] | None, b: _Bound) -> tuple[CallReport, bytes]:
     leaves = _flatten(ret) if ret is not None else []
-    metas = [_leaf_meta(v, storages) for v in leaves]
-    header["leaves"] = metas
-    header["sizes"] = _sizes(args, leaves)
-    header["structure"] = _structure(ret) if ret is not None else ""
+    metas = tuple(_leaf_meta(v, storages) for v in leaves)
+    found: dict[str, Any] = {"leaves": metas, "sizes": _sizes(args, leaves),
+                             "structure": _structure(ret) if ret is not None else ""}
     dev_type = str(torch.device(device).type)
     t1 = b.perf_counter()
     sent_args = {k: _portable_arg(v, dev_type) if _has_tensor(v) else None for k, v in args.items()}
     if key is not None and before is not None:
         mutable = {p.name for p in task.mutable_params}
         after = {k: _fingerprint_or_reason(b.fingerprint, v, key) for k, v in args.items() if k not in mutable}
-        header["inputs_after"] = after
+        found["inputs_after"] = after
         sent_args = {k: v for k, v in sent_args.items() if k in mutable or after.get(k) != before.get(k)}
     # One transfer for outputs and arguments: an output that aliases an argument still does on the other side.
     payload = {"returns": [_portable(v, m, dev_type) for v, m in zip(leaves, metas, strict=True)], "args": sent_args}
@@ -639,40 +635,39 @@ def _read_and_pack(header: dict[str, Any], ret: Any, task: Any, args: dict[str, 
     try:
         with rec:
             sent = send(payload)
-        header["send_s"] = b.perf_counter() - t1
+        found["send_s"] = b.perf_counter() - t1
     except Exception as exc:  # noqa: BLE001 - the worker's own failure to pack: reported, never fatal
-        header["transfer_error"] = f"{_type_name(_type(exc))}: {exc}"[:300]
+        found["transfer_error"] = f"{_type_name(_type(exc))}: {exc}"[:300]
         sent = b"null"
     tensors = sum(_type(x) is _TENSOR for x in _flatten([payload["returns"], list(sent_args.values())]))
-    header["packing"].update(ops=dict(rec.ops), tensors=tensors)
-    return header, sent
+    return replace(report, packing=Packing(hooks=(), ops=dict(rec.ops), tensors=tensors), **found), sent
 
 
 def _evidence(session: Any, watch: Any, at_start: list[str], b: _Bound) -> dict[str, Any]:
-    """The device-activity profile and the threads of one call (after the call)."""
-    out: dict[str, Any] = {"profile": session.report(b.loaded_kernels())}
+    """The device-activity profile and the threads of one call (after the call), as CallReport fields."""
+    out: dict[str, Any] = {"profile": Profile.from_dict(session.report(b.loaded_kernels()))}
     if watch is not None:
-        out["threads"] = watch.call_report(at_start)
+        out["threads"] = Threads(**{k: tuple(v) for k, v in watch.call_report(at_start).items()})
     return out
 
 
-def _tensor_size(value: Any) -> list[int] | None:
-    """[numel, bytes] over the plain tensors in a value (None when it holds none), read through accessors
+def _tensor_size(value: Any) -> tuple[int, int] | None:
+    """(numel, bytes) over the plain tensors in a value (None when it holds none), read through accessors
     bound before the import."""
     tensors = [t for t in _flatten(value) if _type(t) is _TENSOR]
     if not tensors:
         return None
-    return [sum(_T_NUMEL(t) for t in tensors), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in tensors)]
+    return sum(_T_NUMEL(t) for t in tensors), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in tensors)
 
 
-def _sizes(args: dict[str, Any], leaves: list[Any]) -> dict[str, Any]:
+def _sizes(args: dict[str, Any], leaves: list[Any]) -> Sizes:
     """Sizes of what the call was given and produced: per returned leaf and per tensor argument (after the
     call: an `out=` argument may have been resized)."""
     sized = {k: _tensor_size(v) for k, v in args.items()}
-    return {"returns": [_tensor_size(v) for v in leaves], "args": {k: v for k, v in sized.items() if v is not None}}
+    return Sizes(returns=tuple(_tensor_size(v) for v in leaves), args={k: v for k, v in sized.items() if v is not None})
 
 
-def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b: _Bound) -> dict[str, Any]:
+def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b: _Bound) -> Timing:
     workload = _workload(task, msg["workload_id"])
     seeds = msg["seeds"]
 
@@ -680,7 +675,7 @@ def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b
         return b.split_call_args(task, b.make_args(task, workload, seed=seeds[i % len(seeds)], device=device))
 
     config = b.timing_config(**msg.get("config", {}))
-    return b.time_callable(fn, arg_sets, device=device, config=config).to_dict()
+    return b.time_callable(fn, arg_sets, device=device, config=config)
 
 
 @dataclass(frozen=True)
@@ -697,10 +692,10 @@ class _Serving:
     send_msg: Callable[..., None]
     send: Callable[[Any], bytes]  # outputs packed into the outbox arena, described as JSON
     receive: Callable[[Any], dict[str, Any]]  # arguments the evaluator sent, read from the inbox arena
-    run_call: Callable[..., tuple[dict[str, Any], bytes | None]]
+    run_call: Callable[..., tuple[CallReport, bytes | None]]
     draw_inputs: Callable[..., tuple[dict[str, Any], dict[str, str]]]
     refill: Callable[..., Any]
-    time_call: Callable[..., dict[str, Any]]
+    time_call: Callable[..., Timing]
     on_call: Callable[..., None]
     on_time: Callable[..., None]
     keep: list[Any] = field(default_factory=list)  # the previous round's buffers: fresh addresses unless reused
@@ -714,25 +709,24 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
     activity = _Activity()
     try:
-        s, cap = _set_up(conn, setup, device, activity)
+        s = _set_up(conn, setup, device, activity)
     except BaseException as exc:  # noqa: BLE001 - report the setup failure instead of dying silently
-        _send(conn, {"event": "setup_error", "exc_type": type(exc).__name__, "traceback": _trace(exc)})
+        _send(conn, Raised(event="setup_error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
+                           message=str(exc)[:500], traceback=_trace(exc)))
         return
     serve = _serve  # bound before the candidate is imported, as everything used after the import is
-    fn = _load(s, setup, cap)
+    fn = _load(s, setup)
     if fn is not None:
         serve(s, fn, log)
 
 
-def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) -> tuple[_Serving, str]:
+def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) -> _Serving:
     """Isolation, memory cap, arenas, the task and every guard, bound (call before importing the candidate)."""
     # Before anything of the candidate runs (and before CUDA is initialised: this may fork).
     from kernelgenbench.sandbox.isolation import enter
 
-    _send(conn, {"event": "isolation", **enter(setup.get("isolation") or {}, conn)})
-    cap = _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
-    import torch
-
+    _send(conn, IsolationReport(event="isolation", level=enter(setup.get("isolation") or {}, conn)["level"]))
+    _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
     from kernelgenbench.dataset.record import Task
     from kernelgenbench.evaluator.transfer import move_tree, pack, receive_arenas, unpack
 
@@ -755,25 +749,22 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
         return move_tree(unpack(raw, arenas.inbox), device)
 
     return _Serving(conn, task, device, b, activity, b.tampered, _send, send, receive, _run_call, _draw, _refill,
-                    _time, _on_call, _on_time), cap
+                    _time, _on_call, _on_time)
 
 
-def _load(s: _Serving, setup: dict[str, Any], cap: str) -> Callable[..., Any] | None:
+def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     """Import the candidate and say so; its entry point, or None when there is none or the import tampered."""
-    b = s.b
-    t0 = b.perf_counter()
     s.activity.armed = True
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
-        s.send_msg(s.conn, {"event": "import_error", "exc_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                            "message": str(exc)[:500], "traceback": _trace(exc)})
+        s.send_msg(s.conn, Raised(event="import_error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
+                                  message=str(exc)[:500], traceback=_trace(exc)))
         return None
     s.activity.armed = False
     fn = getattr(module, setup["entry_point"], None)
     tamper = s.tampered() + s.activity.evidence()
-    s.send_msg(s.conn, {"event": "ready", "import_s": b.perf_counter() - t0, "memory_cap": cap,
-                        "entry_point_found": callable(fn), "tampering": tamper})
+    s.send_msg(s.conn, Ready(event="ready", entry_point_found=callable(fn), tampering=tuple(tamper)))
     return fn if callable(fn) and not tamper else None
 
 
@@ -781,7 +772,7 @@ def _serve(s: _Serving, fn: Callable[..., Any], log: Any) -> None:
     """Answer call and time requests until the evaluator says exit or closes the pipe."""
     while True:
         try:
-            msg = s.conn.recv()
+            msg = _RECV(s.conn)
         except EOFError:
             return
         op = msg.get("op")
@@ -803,8 +794,8 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     if draw is not None:
         try:
             args, before = s.draw_inputs(s.task, draw, s.device, b)
-        except Exception as exc:  # noqa: BLE001 - the evaluator then sends the inputs instead
-            s.send_msg(s.conn, {"event": "draw_error", "message": f"{type(exc).__name__}: {exc}"[:500]})
+        except Exception:  # noqa: BLE001 - the evaluator then sends the inputs instead (nothing to judge)
+            s.send_msg(s.conn, DrawError(event="draw_error"))
             return
     else:
         args = s.receive(msg["args"])
@@ -814,18 +805,16 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
         args = s.refill(s.keep[0], args, b.storage_bytes) or args
     t_in = b.perf_counter() - t_in
     s.activity.armed = True
-    header, payload = s.run_call(fn, s.task, args, s.device, s.send, key=None if draw is None else int(draw["key"]),
+    report, payload = s.run_call(fn, s.task, args, s.device, s.send, key=None if draw is None else int(draw["key"]),
                                  before=before, b=b)
     s.activity.armed = False
-    header["receive_s"] = t_in
-    if before is not None:
-        header["inputs_before"] = before
-    marks = pre + header.get("tampering", []) + s.tampered() + s.activity.evidence()
+    marks = pre + list(report.tampering) + s.tampered() + s.activity.evidence()
     if b.tampered is not s.tampered:
         marks.append("the worker's bound tamper check was replaced")
-    header["tampering"] = list(dict.fromkeys(marks))  # the same mark seen before and after counts once
+    # the same mark seen before and after counts once
+    report = replace(report, receive_s=t_in, inputs_before=before, tampering=tuple(dict.fromkeys(marks)))
     s.keep[:] = [args]
-    s.send_msg(s.conn, header, payload)
+    s.send_msg(s.conn, report, payload)
 
 
 def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
@@ -833,10 +822,10 @@ def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     try:
         pre = s.tampered()
         result = s.time_call(fn, s.task, msg, s.device, s.b)
-        s.send_msg(s.conn, {"event": "timing", "timing": result, "tampering": list(dict.fromkeys(pre + s.tampered()))})
+        s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + s.tampered()))))
     except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
-        s.send_msg(s.conn, {"event": "timing", "timing": {"available": False, "reason": f"timing failed: {exc!r}"[:500]},
-                            "traceback": _trace(exc)})
+        s.send_msg(s.conn, TimeReport(event="timing", timing=Timing(available=False,
+                                                                    reason=f"timing failed: {exc!r}"[:500])))
 
 
 def torch_device_type(device: str) -> str:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
+from kernelgenbench.sandbox.protocol import CallReport
 
 # The judge: the task and the worker's report of one call in, the first piece of evidence out (None: clean).
-Judge = Callable[[Task, Mapping[str, Any]], "tuple[Status, str] | str | None"]
+Judge = Callable[[Task, CallReport], "tuple[Status, str] | str | None"]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Check:
     corpus: tuple[str, ...] = ()  # tests/corpus/*.py stems that must get this status
 
 
-def judge_report(checks: Iterable[Check], task: Task, report: Mapping[str, Any],
+def judge_report(checks: Iterable[Check], task: Task, report: CallReport,
                  skip: frozenset[str] = frozenset()) -> Verdict:
     """The first check that fires decides; PASS when none does. `skip`: checks that do not apply to this call."""
     for check in checks:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 _CRASH_MARKERS = ("illegal memory access", "cuda error", "hip error", "device-side assert", "acceleratorerror",
                   "unspecified launch failure", "misaligned address")
@@ -26,12 +24,12 @@ def classify_exception(exc_type: str, message: str, *, at_import: bool) -> Statu
     return Status.RUNTIME_ERROR
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> tuple[Status, str] | None:
+def judge(task: Task, report: CallReport) -> tuple[Status, str] | None:
     """The exception's status and its type, message and traceback."""
-    if report.get("event") != "error":
+    if report.event != "error":
         return None
-    status = classify_exception(str(report.get("exc_type", "")), str(report.get("message", "")), at_import=False)
-    return status, f"{report.get('exc_type')}: {report.get('message')}\n{report.get('traceback', '')}".strip()
+    status = classify_exception(report.exc_type, report.message, at_import=False)
+    return status, f"{report.exc_type}: {report.message}\n{report.traceback}".strip()
 
 
 CHECK = Check(name="exception", status=Status.RUNTIME_ERROR, collector="worker", judge=judge,

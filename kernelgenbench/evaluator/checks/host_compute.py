@@ -8,41 +8,38 @@ the data itself. Workloads whose tensors are all under `FLOOR_BYTES` are not jud
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 FLOOR_BYTES = 1024
 
 
-def _largest(sizes: list[Any]) -> int:
-    return max((int(s[1]) for s in sizes if s is not None), default=0)
+def _largest(sizes: list[tuple[int, int] | None]) -> int:
+    return max((s[1] for s in sizes if s is not None), default=0)
 
 
-def _output_off_device(report: Mapping[str, Any], device: str) -> bool:
+def _output_off_device(report: CallReport, device: str) -> bool:
     kind = device.split(":", 1)[0]
-    leaves = [m for m in report.get("leaves") or [] if isinstance(m, Mapping) and m.get("device")]
-    return any(str(m["device"]).split(":", 1)[0] != kind for m in leaves)
+    return any(m.device.split(":", 1)[0] != kind for m in report.leaves if m.device)
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """The copied bytes per direction against the largest input and output."""
-    profile, sizes = report.get("profile"), report.get("sizes")
-    if not isinstance(profile, Mapping) or not profile.get("available") or profile.get("device", "cpu") == "cpu":
+    profile, sizes = report.profile, report.sizes
+    if not profile.available or profile.device == "cpu":
         return None
-    if not isinstance(sizes, Mapping) or _output_off_device(report, str(profile.get("device"))):
+    if sizes is None or _output_off_device(report, profile.device):
         return None  # an output left on the host is judged as such (incorrect_device), not as host compute
-    args = dict(sizes.get("args") or {})
+    args = sizes.args
     mutable = {p.name for p in task.mutable_params}
     largest_in = _largest(list(args.values()))
-    largest_out = _largest(list(sizes.get("returns") or []) + [v for k, v in args.items() if k in mutable])
+    largest_out = _largest(list(sizes.returns) + [v for k, v in args.items() if k in mutable])
     moved = {"DtoH": 0, "HtoD": 0}
-    for copy in profile.get("memcpy") or []:
-        if copy.get("kind") in moved:
-            moved[copy["kind"]] += int(copy.get("bytes") or 0)
+    for copy in profile.memcpy:
+        if copy.kind in moved:
+            moved[copy.kind] += copy.bytes
     if largest_in >= FLOOR_BYTES and moved["DtoH"] >= largest_in:
         return (f"{moved['DtoH']} bytes copied device to host during the call (the largest input is "
                 f"{largest_in} bytes): computing on the host")

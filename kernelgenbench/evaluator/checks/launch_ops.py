@@ -4,30 +4,26 @@ it calls can run torch ops; compiled launches dispatch none. Only the interprete
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """Compute among the dispatch recorder's in-launch ops, then among the profiler's."""
-    recorded = report.get("ops_in_launch")
-    compute = compute_ops(recorded if isinstance(recorded, Mapping) else {}, category=task.category, in_launch=True)
-    profile = report.get("profile") or {}
-    if not compute and profile.get("available"):
-        compute = compute_ops(profile.get("cpu_ops_in_launch") or {}, category=task.category, profiler=True,
-                              in_launch=True)
+    compute = compute_ops(report.ops_in_launch, category=task.category, in_launch=True)
+    profile = report.profile
+    if not compute and profile.available:
+        compute = compute_ops(profile.cpu_ops_in_launch, category=task.category, profiler=True, in_launch=True)
     return f"torch compute inside a Triton launch: {fmt_ops(compute)}" if compute else None
 
 
 CHECK = Check(
     name="launch_ops", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
     prompt=TORCH_FALLBACK.prompt,  # torch compute hidden inside a launch is still torch compute
-    corpus=("compute_in_launch",),
+    corpus=("compute_in_launch", "pre_run_hook"),
 )

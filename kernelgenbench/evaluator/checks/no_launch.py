@@ -8,42 +8,35 @@ whose expected result takes no computing (evaluator/workless.py: the judge then 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 
-def needs_no_launch(task: Task, report: Mapping[str, Any]) -> bool:
+def needs_no_launch(task: Task, report: CallReport) -> bool:
     """True when every output leaf and every mutable argument is a tensor with no elements."""
-    sizes = report.get("sizes")
-    if not isinstance(sizes, Mapping):
+    sizes = report.sizes
+    if sizes is None:
         return False
-    returned = list(sizes.get("returns") or [])
-    leaves = list(report.get("leaves") or [])
+    returned = list(sizes.returns)
     # a non-tensor output (a scalar) is a result like any other: only a None leaf holds nothing
-    if any(s is None and not str(meta.get("type", "")).endswith("NoneType")
-           for s, meta in zip(returned, leaves, strict=False)):
+    if any(s is None and not meta.type.endswith("NoneType") for s, meta in zip(returned, report.leaves, strict=False)):
         return False
-    args = sizes.get("args") or {}
-    written = [args[p.name] for p in task.mutable_params if args.get(p.name) is not None]
+    written = [sizes.args[p.name] for p in task.mutable_params if p.name in sizes.args]
     tensors = [s for s in returned if s is not None] + written
-    return bool(tensors) and all(int(s[0]) == 0 for s in tensors)
+    return bool(tensors) and all(s[0] == 0 for s in tensors)
 
 
-def _triton_kernel_ran(report: Mapping[str, Any]) -> bool:
-    profile = report.get("profile")
-    if not isinstance(profile, Mapping) or not profile.get("available"):
-        return False
-    return any(k.get("origin") == "triton" for k in profile.get("kernels") or [])
+def _triton_kernel_ran(report: CallReport) -> bool:
+    profile = report.profile
+    return profile.available and any(k.origin == "triton" for k in profile.kernels)
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """Fires when neither the launch counter nor the profiler saw a Triton kernel, on a call that needs one."""
-    if report.get("launches") or _triton_kernel_ran(report) or needs_no_launch(task, report):
+    if report.launches or _triton_kernel_ran(report) or needs_no_launch(task, report):
         return None
     return "no Triton kernel was launched during the call"
 

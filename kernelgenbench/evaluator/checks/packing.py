@@ -10,31 +10,27 @@ kernel cannot do it by accident, and what ran may not even be compute (a hook th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 # What transfer.pack dispatches for plain tensors; aten::copy_ at most once per packed tensor.
 PACK_OPS = frozenset({"aten::detach", "aten::slice.Tensor", "aten::empty.memory_format", "aten::set_.source_Storage",
                       "aten::copy_"})
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """The hooks the worker found after the call, else ops dispatched while packing beyond the packer's own."""
-    packing = report.get("packing")
-    if not isinstance(packing, Mapping):
+    packing = report.packing
+    if packing is None:
         return None
-    hooks = [str(h) for h in packing.get("hooks") or []]
-    if hooks:
-        return "after the call: " + "; ".join(hooks)
-    ops = packing.get("ops") if isinstance(packing.get("ops"), Mapping) else {}
-    foreign = sorted(str(op) for op in ops if op not in PACK_OPS)
-    copies = ops.get("aten::copy_", 0)
-    tensors = packing.get("tensors", 0)
-    if not foreign and isinstance(copies, int) and isinstance(tensors, int) and copies <= tensors:
+    if packing.hooks:
+        return "after the call: " + "; ".join(packing.hooks)
+    foreign = sorted(op for op in packing.ops if op not in PACK_OPS)
+    copies = packing.ops.get("aten::copy_", 0)
+    tensors = packing.tensors
+    if not foreign and copies <= tensors:
         return None
     return (f"aten ops dispatched while the worker packed the outputs (after the call returned): "
             f"{', '.join(foreign) or f'{copies} copies for {tensors} tensor(s)'}")

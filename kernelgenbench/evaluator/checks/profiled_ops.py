@@ -8,23 +8,21 @@ switched off that way, so compute among them is torch_fallback, with the mismatc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
 from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """Compute ops in the profile outside launches; the dispatch recorder's are judged before this check."""
-    profile = report.get("profile") or {}
-    if not profile.get("available"):
+    profile = report.profile
+    if not profile.available:
         return None
-    compute = compute_ops(profile.get("cpu_ops") or {}, category=task.category, profiler=True)
+    compute = compute_ops(profile.cpu_ops, category=task.category, profiler=True)
     if not compute:
         return None
     return (f"torch compute recorded by the profiler but not by the dispatch recorder (it was switched off or "
@@ -34,5 +32,5 @@ def judge(task: Task, report: Mapping[str, Any]) -> str | None:
 CHECK = Check(
     name="profiled_ops", status=Status.TORCH_FALLBACK, collector="activity", judge=judge,
     prompt=TORCH_FALLBACK.prompt,  # the same rule, seen below Python
-    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder"),
+    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder", "getattr_ops_aten"),
 )

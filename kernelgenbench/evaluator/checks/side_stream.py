@@ -6,24 +6,22 @@ stream-ordered events (and its timing).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """The kernels (name, stream, count) that ran on another stream than the call's."""
-    profile = report.get("profile")
-    if not isinstance(profile, Mapping) or not profile.get("available") or profile.get("call_stream") is None:
+    profile = report.profile
+    if not profile.available or profile.call_stream is None:
         return None
-    stream = profile["call_stream"]
-    side = [k for k in profile.get("kernels") or [] if k.get("stream") != stream]
+    stream = profile.call_stream
+    side = [k for k in profile.kernels if k.stream != stream]
     if not side:
         return None
-    shown = ", ".join(f"{k['name'][:80]} (stream {k['stream']}, {k['count']}x)" for k in side[:5])
+    shown = ", ".join(f"{k.name[:80]} (stream {k.stream}, {k.count}x)" for k in side[:5])
     return f"device kernels ran on a side stream, not the call's stream {stream}: {shown}"
 
 

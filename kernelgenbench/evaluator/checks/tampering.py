@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """Every tampering mark the worker found, joined."""
-    marks = list(report.get("tampering") or [])
-    return "; ".join(marks) if marks else None
+    return "; ".join(report.tampering) or None
 
 
 CHECK = Check(
     name="tampering", status=Status.TAMPERING, collector="worker", judge=judge,
     prompt="Caching results between calls, or touching the evaluator, its timers or its comparison functions.",
-    corpus=("tamper_allclose", "tamper_timer", "clear_recorder", "drop_recorder",
-            "pause_recorder", "fake_guard_modules", "fake_fingerprint", "fake_timing", "refresh_snapshot"),
+    corpus=("tamper_allclose", "tamper_timer", "clear_recorder", "drop_recorder", "pause_recorder",
+            "fake_guard_modules", "fake_fingerprint", "fake_timing", "refresh_snapshot", "patch_recorder_methods",
+            "code_swap_wrapped_hook"),
 )

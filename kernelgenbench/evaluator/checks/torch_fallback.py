@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
 
 
 def fmt_ops(ops: list[str]) -> str:
@@ -16,9 +14,9 @@ def fmt_ops(ops: list[str]) -> str:
     return ", ".join(ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
 
 
-def judge(task: Task, report: Mapping[str, Any]) -> str | None:
+def judge(task: Task, report: CallReport) -> str | None:
     """The compute ops the dispatch recorder saw, first six named."""
-    compute = compute_ops(report.get("ops") or {}, category=task.category)
+    compute = compute_ops(report.ops, category=task.category)
     return f"torch compute dispatched during the call: {fmt_ops(compute)}" if compute else None
 
 
@@ -27,5 +25,5 @@ CHECK = Check(
     prompt="Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the "
            "entry point); at least one Triton kernel must launch, unless the answer needs no computing (it is an "
            "input as given, or nothing).",
-    corpus=("torch_fallback", "custom_op_named_allowed", "item_loop"),
+    corpus=("torch_fallback", "custom_op_named_allowed", "item_loop", "forge_report_on_pipe"),
 )

@@ -1,0 +1,355 @@
+"""What crosses the trust boundary: every message a worker sends the evaluator, as frozen dataclasses.
+
+The worker builds these and sends `to_dict()` as JSON over its pipe (tensors travel apart, as raw bytes in
+shared memory). The candidate shares the worker's process and can write to that pipe, so the evaluator
+trusts nothing it reads there: `parse_message` rebuilds the typed message strictly (a key the type does
+not name, a value of another type, a missing key without a default, a number out of range or not finite,
+an event that was not asked for) and raises `ProtocolError` otherwise, which the evaluator turns into a
+`tampering` verdict for that candidate.
+
+A field is evidence only if the evaluator reads it; tests/test_sandbox_protocol.py checks that every field
+here is read somewhere in kernelgenbench/evaluator, so nothing is collected that no judge looks at.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import types
+import typing
+from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
+from typing import Any, ClassVar, Literal, get_args, get_origin
+
+from kernelgenbench.errors import KgbError
+
+MAX_INT = (1 << 63) - 1  # no count, size or stream id the worker reports comes near it
+MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
+
+
+class ProtocolError(KgbError, ValueError):
+    """A worker's message that does not parse as the protocol says; the message names the first bad field."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base of every message: JSON out (`to_dict`), strictly parsed in (`from_dict`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form the worker sends (tuples become lists on the wire)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "") -> Any:
+        """The message from its JSON form; ProtocolError at the first unknown, missing or mistyped key."""
+        return _parse_dataclass(cls, data, where or cls.__name__)
+
+
+# --- parts of a call's report ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kernel(Message):
+    """One device kernel the profiler saw, by (name, stream); written whole into result rows."""
+
+    name: str
+    stream: int
+    origin: Literal["triton", "library"]
+    library: str
+    count: int
+    us: float
+
+
+@dataclass(frozen=True)
+class Memcpy(Message):
+    """One host/device copy the profiler saw during the call."""
+
+    kind: str  # HtoD, DtoH, DtoD, ...
+    bytes: int
+
+
+@dataclass(frozen=True)
+class Profile(Message):
+    """The device-activity recorder's report of one call (sandbox/activity.py)."""
+
+    available: bool
+    reason: str
+    expected: bool  # a session worked in this process before the candidate was imported
+    device: str  # the device kind: "cpu", "cuda", ...
+    cpu_ops: dict[str, int] = field(default_factory=dict)  # aten ops outside Triton launches, all threads
+    cpu_ops_in_launch: dict[str, int] = field(default_factory=dict)
+    launch_ranges: int = 0  # launch ranges the profiler saw
+    kernels: tuple[Kernel, ...] = ()
+    call_stream: int | None = None
+    memcpy: tuple[Memcpy, ...] = ()
+
+
+@dataclass(frozen=True)
+class Threads(Message):
+    """Threads not in the baseline taken before the import: alive at the call's start and end, started in it."""
+
+    at_start: tuple[str, ...]
+    at_end: tuple[str, ...]
+    started: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Packing(Message):
+    """What happened while the worker read and packed the outputs: hooks the candidate left, ops dispatched."""
+
+    hooks: tuple[str, ...]
+    ops: dict[str, int] = field(default_factory=dict)
+    tensors: int = 0  # plain tensors packed
+
+
+@dataclass(frozen=True)
+class Leaf(Message):
+    """One output leaf as the worker saw it through accessors bound before the import (never by its name)."""
+
+    type: str  # 'module.qualname' of its exact type
+    plain: bool  # its type IS torch.Tensor; nothing below is read otherwise
+    tensor_subclass: bool = False
+    device: str = ""
+    layout: str = ""
+    nested: bool = False
+    storage: bool = False  # a storage the worker could read
+    alias: str | None = None  # the argument whose storage it shares
+
+
+@dataclass(frozen=True)
+class Sizes(Message):
+    """[numel, bytes] per returned leaf (None: no tensor in it) and per tensor argument, after the call."""
+
+    returns: tuple[tuple[int, int] | None, ...]
+    args: dict[str, tuple[int, int]]
+
+
+# --- messages ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IsolationReport(Message):
+    """First message, before the candidate is imported: the isolation level the worker entered."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = ("isolation",)
+    event: Literal["isolation"]
+    level: str
+
+
+@dataclass(frozen=True)
+class Raised(Message):
+    """The worker could not set up, or the candidate's import raised."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = ("setup_error", "import_error")
+    event: Literal["setup_error", "import_error"]
+    exc_type: str
+    message: str
+    traceback: str
+
+
+@dataclass(frozen=True)
+class Ready(Message):
+    """The candidate is imported: whether it defines the entry point, and what the import tampered with."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = ("ready",)
+    event: Literal["ready"]
+    entry_point_found: bool
+    tampering: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DrawError(Message):
+    """The worker could not draw a round's inputs itself; the evaluator sends them instead."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = ("draw_error",)
+    event: Literal["draw_error"]
+
+
+@dataclass(frozen=True)
+class CallReport(Message):
+    """One call of the candidate: what it ran and raised ("error") or returned ("result"); the judge's input."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = ("result", "error")
+    event: Literal["result", "error"]
+    tampering: tuple[str, ...]
+    launches: dict[str, int]  # Triton launches by kernel name
+    launch_ranges: int  # launch ranges the launch counter opened
+    ops: dict[str, int]  # aten ops the dispatch recorder saw outside launches
+    ops_in_launch: dict[str, int]
+    profile: Profile
+    threads: Threads | None = None
+    receive_s: float = 0.0  # the worker's time drawing or receiving the inputs
+    inputs_before: dict[str, str] | None = None  # fingerprints of inputs it drew, before the call
+    # a call that raised
+    exc_type: str = ""
+    message: str = ""
+    traceback: str = ""
+    # a call that returned
+    elapsed_s: float = 0.0
+    compile_s: float = 0.0
+    returns_none: bool = False
+    packing: Packing | None = None
+    leaves: tuple[Leaf, ...] = ()
+    sizes: Sizes | None = None
+    structure: str = ""  # the return value's nesting, '*' a leaf: '[*,[*,*]]'
+    inputs_after: dict[str, str] | None = None
+    send_s: float = 0.0
+    transfer_error: str = ""  # the worker's own failure to pack the outputs
+    unreadable: str = ""  # why the return value could not be read at all
+
+
+@dataclass(frozen=True)
+class Timing(Message):
+    """Timing of one callable on one workload; times in microseconds (evaluator/timing.py measures it)."""
+
+    available: bool
+    method: str = ""
+    time_us: float | None = None  # the headline: what speedups and speed of light use (see `statistic`)
+    statistic: str = ""
+    median_us: float | None = None
+    iqr_us: float | None = None
+    reps: int = 0
+    span_median_us: float | None = None
+    event_median_us: float | None = None
+    graph_median_us: float | None = None
+    launch_bound: bool = False
+    streams: int = 0
+    kernels_per_call: float = 0.0
+    fresh_buffers: int = 0
+    l2_flush_bytes: int = 0
+    precision: dict[str, bool | int | float | str] = field(default_factory=dict)
+    device: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TimeReport(Message):
+    """One timing request's answer: the timing (written whole into result rows) and any tampering seen."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = ("timing",)
+    event: Literal["timing"]
+    timing: Timing
+    tampering: tuple[str, ...] = ()
+
+
+MESSAGES: tuple[type[Message], ...] = (IsolationReport, Raised, Ready, DrawError, CallReport, TimeReport)
+_BY_EVENT: dict[str, type[Message]] = {e: cls for cls in MESSAGES for e in cls.EVENTS}  # type: ignore[attr-defined]
+
+
+def encode(message: Message) -> bytes:
+    """The message as the bytes the worker sends."""
+    return json.dumps(message.to_dict()).encode()
+
+
+def parse_message(raw: bytes, expect: tuple[str, ...] | None = None) -> Message:
+    """One message from the worker's bytes, strictly; `expect`: the events allowed now (None: any)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested thousands deep
+        raise ProtocolError(f"not JSON: {str(exc)[:200]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+        raise ProtocolError("not an object with a string 'event'")
+    event = data["event"]
+    cls = _BY_EVENT.get(event)
+    if cls is None:
+        raise ProtocolError(f"unknown event {event[:80]!r}")
+    if expect is not None and event not in expect:
+        raise ProtocolError(f"a {event!r} message where {' or '.join(map(repr, expect))} was due")
+    return cls.from_dict(data, event)
+
+
+# --- strict parsing --------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _parse_dataclass(cls: type, data: Any, where: str) -> Any:
+    if type(data) is not dict:
+        raise ProtocolError(f"{where}: expected an object, got {_kind(data)}")
+    hints = _hints(cls)
+    names = [f.name for f in fields(cls)]
+    unknown = sorted(str(k)[:80] for k in data if k not in names)
+    if unknown:
+        raise ProtocolError(f"{where}: unknown key(s) {', '.join(unknown[:5])}")
+    values = {}
+    for f in fields(cls):
+        if f.name not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise ProtocolError(f"{where}: missing key {f.name!r}")
+            continue
+        values[f.name] = _parse(data[f.name], hints[f.name], f"{where}.{f.name}", 0)
+    return cls(**values)
+
+
+def _parse(value: Any, tp: Any, where: str, depth: int) -> Any:
+    """`value` (from json.loads) as type `tp`: bool, int, float, str, None, Literal, unions, tuple[X, ...],
+    fixed tuples, dict[str, X] and protocol dataclasses."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError(f"{where}: nested deeper than {MAX_DEPTH}")
+    origin = get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _parse_union(value, get_args(tp), where, depth)
+    if origin is Literal:
+        if type(value) is str and value in get_args(tp):
+            return value
+        raise ProtocolError(f"{where}: expected one of {get_args(tp)}, got {_kind(value)}")
+    if origin is tuple:
+        return _parse_tuple(value, get_args(tp), where, depth)
+    if origin is dict:
+        if type(value) is not dict:
+            raise ProtocolError(f"{where}: expected an object, got {_kind(value)}")
+        val_tp = get_args(tp)[1]
+        return {k: _parse(v, val_tp, f"{where}[{k[:40]!r}]", depth + 1) for k, v in value.items()}
+    if is_dataclass(tp):
+        return _parse_dataclass(tp, value, where)  # type: ignore[arg-type]
+    return _parse_scalar(value, tp, where)
+
+
+def _parse_union(value: Any, arms: tuple[Any, ...], where: str, depth: int) -> Any:
+    if value is None and type(None) in arms:
+        return None
+    errors = []
+    for arm in arms:
+        if arm is type(None):
+            continue
+        try:
+            return _parse(value, arm, where, depth)
+        except ProtocolError as exc:
+            errors.append(str(exc))
+    raise ProtocolError(errors[0] if len(errors) == 1 else f"{where}: {_kind(value)} fits none of {arms}")
+
+
+def _parse_tuple(value: Any, args: tuple[Any, ...], where: str, depth: int) -> tuple[Any, ...]:
+    if type(value) is not list:
+        raise ProtocolError(f"{where}: expected a list, got {_kind(value)}")
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_parse(v, args[0], f"{where}[{i}]", depth + 1) for i, v in enumerate(value))
+    if len(value) != len(args):
+        raise ProtocolError(f"{where}: expected {len(args)} items, got {len(value)}")
+    return tuple(_parse(v, a, f"{where}[{i}]", depth + 1) for i, (v, a) in enumerate(zip(value, args, strict=True)))
+
+
+def _parse_scalar(value: Any, tp: Any, where: str) -> Any:
+    if tp is bool and type(value) is bool:
+        return value
+    if tp is str and type(value) is str:
+        return value
+    if tp is int and type(value) is int:
+        if abs(value) > MAX_INT:
+            raise ProtocolError(f"{where}: integer out of range")
+        return value
+    if tp is float and type(value) in (int, float):
+        if type(value) is int and abs(value) > MAX_INT:
+            raise ProtocolError(f"{where}: number out of range")
+        if not math.isfinite(value):
+            raise ProtocolError(f"{where}: not a finite number")
+        return float(value)
+    raise ProtocolError(f"{where}: expected {getattr(tp, '__name__', tp)}, got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
