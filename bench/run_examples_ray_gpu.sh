@@ -24,8 +24,8 @@ run() {  # run NAME SECONDS ARGS...
   timeout "$limit" python3 bench/run_examples_gpu.py "$OUT/$name" --workers 0 "$@"
   echo "=== $name: exit $? after $((SECONDS - t0)) s"
 }
-run direct 200
-run ray 300 --ray
+run direct "${DIRECT_S:-200}"
+run ray "${RAY_S:-300}" --ray
 python3 - "$OUT" <<'PY'
 import json, sys
 from pathlib import Path

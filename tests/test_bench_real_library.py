@@ -148,7 +148,7 @@ def test_correctness_only_dataset_validates(rlc, tmp_path):
     assert rlc.write_dataset([src], out, config=None, performance=False) == 2
     tasks = rlc.load_dataset(str(out), None)
     assert all(w.purpose == "correctness" for t in tasks.values() for w in t.workloads)
-    assert tasks["vllm/rms_norm"].raw["workload_status"]["state"] == "partial"
+    assert tasks["vllm/rms_norm"].to_dict()["workload_status"]["state"] == "partial"
     assert rlc.write_dataset([src], out, config="vllm", performance=True) == 1
 
 
