@@ -213,3 +213,51 @@ def add_Tensor(self, other, *, alpha=1):
     (reply, verdict), = calls
     assert verdict.status is Status.TAMPERING and "device activity recorder switched off" in verdict.evidence
     assert reply.report.profile.expected and not reply.report.profile.available
+
+
+# A library's lazy import starting a native pool during the first call (Liger-Kernel's loads pandas and PIL, and
+# 16 threads that sleep afterwards): threads started in C, running no Python, asleep. pause() is such a thread.
+NATIVE_POOL_IN_FIRST_CALL = ADD_KERNEL + '''
+import ctypes
+
+_libc = ctypes.CDLL(None)
+_pool = []
+
+
+def add_Tensor(self, other, *, alpha=1):
+    if not _pool:
+        for _ in range(3):
+            tid = ctypes.c_ulong()
+            _libc.pthread_create(ctypes.byref(tid), None, _libc.pause, None)
+            _pool.append(tid)
+    out = torch.empty_like(self)
+    _launch(self, other, out)
+    return out
+'''
+
+
+def test_a_native_pool_started_in_a_call_and_left_asleep_passes(tmp_path):
+    _, calls = serve(tmp_path, NATIVE_POOL_IN_FIRST_CALL, [FULL, FULL])
+    assert [v.status for _, v in calls] == [Status.PASSED, Status.PASSED], [v.evidence for _, v in calls]
+    first, second = (r.report.threads for r, _ in calls)
+    assert len(first.at_end) == 3 and all(not t.python and t.state == "S" for t in first.at_end), first
+    assert len(second.at_start) == 3 and all(t.call_cpu_s == 0 for t in second.at_start), second
+
+
+# A thread started in C that runs Python (a ctypes callback): threading does not know it, the interpreter does.
+NATIVE_THREAD_RUNNING_PYTHON = NATIVE_POOL_IN_FIRST_CALL.replace(
+    "_libc.pause, None)", "_PY_ROUTINE, None)").replace("_pool = []", '''_pool = []
+
+
+@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+def _PY_ROUTINE(arg):
+    import time
+    while True:
+        time.sleep(0.05)''')
+
+
+def test_a_thread_started_in_c_that_runs_python_is_tampering(tmp_path):
+    _, calls = serve(tmp_path, NATIVE_THREAD_RUNNING_PYTHON, [FULL])
+    (reply, verdict), = calls
+    assert verdict.status is Status.TAMPERING and "left running after the call" in verdict.evidence
+    assert all(t.python for t in reply.report.threads.at_end), reply.report.threads

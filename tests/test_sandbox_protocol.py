@@ -29,6 +29,7 @@ from kernelgenbench.sandbox.protocol import (
     Ready,
     Sizes,
     Threads,
+    ThreadSeen,
     TimeReport,
     Timing,
     encode,
@@ -41,7 +42,8 @@ PROFILE = Profile(available=True, reason="", expected=True, device="cuda", cpu_o
                   call_stream=7, memcpy=(Memcpy(kind="DtoH", bytes=64),))
 RESULT = CallReport(event="result", tampering=("x was replaced",), launches={"_add_kernel": 1}, launch_ranges=1,
                     ops={"aten::empty.memory_format": 1}, ops_in_launch={}, profile=PROFILE,
-                    threads=Threads(at_start=(), at_end=("12 pool",), started=()), receive_s=0.01,
+                    threads=Threads(at_start=(), at_end=(ThreadSeen(name="12 pool", python=False, state="S", call_cpu_s=0.1,
+                                                                     settle_cpu_s=0.0),), started=()), receive_s=0.01,
                     inputs_before={"self": "ab"}, elapsed_s=0.5, compile_s=0.25, returns_none=False,
                     packing=Packing(hooks=(), ops={"aten::copy_": 1}, tensors=1),
                     leaves=(Leaf(type="torch.Tensor", plain=True, device="cuda:0", layout="torch.strided",

@@ -85,11 +85,22 @@ class Profile(Message):
 
 
 @dataclass(frozen=True)
+class ThreadSeen(Message):
+    """One OS thread not in the baseline, as /proc shows it: what it is and whether it worked."""
+
+    name: str  # '<tid> <name>'
+    python: bool  # a threading.Thread (it runs Python code)
+    state: str  # /proc state letter at the call's end: R running, S sleeping, ...
+    call_cpu_s: float  # CPU time it used during the call (since it started, for one started in the call)
+    settle_cpu_s: float  # CPU time it used in a short window after the call returned
+
+
+@dataclass(frozen=True)
 class Threads(Message):
     """Threads not in the baseline taken before the import: alive at the call's start and end, started in it."""
 
-    at_start: tuple[str, ...]
-    at_end: tuple[str, ...]
+    at_start: tuple[ThreadSeen, ...]
+    at_end: tuple[ThreadSeen, ...]
     started: tuple[str, ...]
 
 

@@ -569,7 +569,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     counter = b.launch_counter(rec)
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
-    at_start = watch.new() if watch is not None else []
+    at_start = watch.begin() if watch is not None else {}
     if watch is not None:
         watch.started.clear()
     session = b.session(device, counter.range_name)  # one profiler session per call (sandbox/activity.py)
@@ -643,11 +643,11 @@ def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any]
     return replace(report, packing=Packing(hooks=(), ops=dict(rec.ops), tensors=tensors), **found), sent
 
 
-def _evidence(session: Any, watch: Any, at_start: list[str], b: _Bound) -> dict[str, Any]:
+def _evidence(session: Any, watch: Any, at_start: dict[int, float], b: _Bound) -> dict[str, Any]:
     """The device-activity profile and the threads of one call (after the call), as CallReport fields."""
     out: dict[str, Any] = {"profile": Profile.from_dict(session.report(b.loaded_kernels()))}
     if watch is not None:
-        out["threads"] = Threads(**{k: tuple(v) for k, v in watch.call_report(at_start).items()})
+        out["threads"] = Threads.from_dict(watch.call_report(at_start))
     return out
 
 

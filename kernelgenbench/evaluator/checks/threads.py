@@ -1,16 +1,34 @@
-"""Threads judged by what they do: one alive when a call starts or ends that was not there before the
-candidate was imported, or one started during a call (sandbox/threads.py collects both)."""
+"""Threads judged by what they do: one started during a call from Python; one that runs Python or used the CPU
+during a call while it was not there before the candidate was imported; one still working after the call
+(sandbox/threads.py collects the facts).
+
+A library's lazy import may start a native thread pool during the first call (Liger-Kernel's first call loads
+pandas and PIL, and with them 15 pool threads and jemalloc's background thread: each used 0.12 s of CPU at
+start and then slept; bench/threads_probe.py on the H200). Such threads, native, asleep when the call ends and
+idle after it, are not evidence; if they work during a later call, that call's report shows it.
+"""
 
 from __future__ import annotations
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.status import Status
-from kernelgenbench.sandbox.protocol import CallReport
+from kernelgenbench.sandbox.protocol import CallReport, ThreadSeen
+
+IDLE_SHARE = 0.1  # of the call's wall time: a pool thread's wake-ups stay far below, a working thread does not
+IDLE_FLOOR_S = 0.02  # two clock ticks: the resolution of /proc's CPU times
 
 
-def _names(items: tuple[str, ...]) -> str:
+def _names(items: list[str] | tuple[str, ...]) -> str:
     return ", ".join(items[:6]) + (f" (+{len(items) - 6} more)" if len(items) > 6 else "")
+
+
+def _still_working(t: ThreadSeen) -> bool:
+    return t.state == "R" or t.settle_cpu_s > 0
+
+
+def _worked(t: ThreadSeen, elapsed_s: float) -> bool:
+    return t.python or _still_working(t) or t.call_cpu_s > max(IDLE_FLOOR_S, IDLE_SHARE * elapsed_s)
 
 
 def judge(task: Task, report: CallReport) -> str | None:
@@ -18,13 +36,15 @@ def judge(task: Task, report: CallReport) -> str | None:
     threads = report.threads
     if threads is None:
         return None
-    at_start = threads.at_start
+    before = {t.name for t in threads.at_start}
     marks = []
-    if at_start:
-        marks.append(f"thread(s) alive when the call started that were not there before the import: {_names(at_start)}")
+    busy = [t.name for t in threads.at_start if _worked(t, report.elapsed_s)]
+    if busy:
+        marks.append("thread(s) alive when the call started that were not there before the import, running Python "
+                     f"or using the CPU during the call: {_names(busy)}")
     if threads.started:
         marks.append(f"thread(s) started during the call: {_names(threads.started)}")
-    left = tuple(t for t in threads.at_end if t not in at_start)
+    left = [t.name for t in threads.at_end if t.name not in before and (t.python or _still_working(t))]
     if left:
         marks.append(f"thread(s) left running after the call: {_names(left)}")
     return "; ".join(marks) or None
