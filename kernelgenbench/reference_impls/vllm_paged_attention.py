@@ -132,6 +132,19 @@ def paged_attention_v2(out, exp_sums, max_logits, tmp_out, query, key_cache, val
 # ---------------------------------------------------------------------------------------------- inputs
 
 
+def _block_table(gen: torch.Generator, need: list[int], num_blocks: int, seqs: int,
+                 width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each sequence's blocks, distinct across sequences (the rest of each row random), and which are used."""
+    perm = torch.randperm(num_blocks, generator=gen)
+    table = torch.randint(0, num_blocks, (seqs, width), generator=gen)
+    used, at = torch.zeros(num_blocks, dtype=torch.bool), 0
+    for i, n in enumerate(need):
+        table[i, :n] = perm[at:at + n]
+        used[perm[at:at + n]] = True
+        at += n
+    return table, used
+
+
 def make_paged_attention_inputs(params: dict, *, seed: int, device: str) -> dict:
     """Decode inputs as vLLM's test_paged_attention draws them, with each sequence in distinct blocks, the
     tail of every last block and every unused block poisoned (NaN / fp8 NaN bytes), and the v2 scratch
@@ -148,13 +161,7 @@ def make_paged_attention_inputs(params: dict, *, seed: int, device: str) -> dict
     width = math.ceil(max_len / bs)
     need = [math.ceil(int(n) / bs) for n in lens]
     num_blocks = int(params.get("num_blocks") or sum(need) + 8)
-    perm = torch.randperm(num_blocks, generator=gen)
-    table = torch.randint(0, num_blocks, (seqs, width), generator=gen)
-    used, at = torch.zeros(num_blocks, dtype=torch.bool), 0
-    for i, n in enumerate(need):
-        table[i, :n] = perm[at:at + n]
-        used[perm[at:at + n]] = True
-        at += n
+    table, used = _block_table(gen, need, num_blocks, seqs, width)
     fp8 = kvd != "auto"
     cdt = torch.uint8 if fp8 else dtype
     x = 16 // torch.empty((), dtype=cdt).element_size()

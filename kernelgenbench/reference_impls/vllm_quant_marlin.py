@@ -376,8 +376,16 @@ def gptq_marlin_gemm(
                                 b_bias_or_none, c_or_none)
     if a_scales is not None or global_scale is not None or a.dtype not in (torch.float16, torch.bfloat16):
         raise ValueError("gptq_marlin_gemm reference: 16-bit, int8 or fp8 activations with integer/fp8 weights only")
+    return _marlin_gemm_16bit(a, c_or_none, b_q_weight, b_bias_or_none, b_scales, b_zeros_or_none, g_idx_or_none,
+                              perm_or_none, b_type_id, int(size_k), int(size_n))
+
+
+def _marlin_gemm_16bit(a: torch.Tensor, c_or_none: torch.Tensor | None, b_q_weight: torch.Tensor,
+                       b_bias_or_none: torch.Tensor | None, b_scales: torch.Tensor, b_zeros_or_none: torch.Tensor | None,
+                       g_idx_or_none: torch.Tensor | None, perm_or_none: torch.Tensor | None, b_type_id: int, k: int,
+                       n: int) -> torch.Tensor:
+    """16-bit activations against integer or fp8 Marlin weights (act-order and zero points included)."""
     _, bits, bias, has_zp_type = _type(b_type_id)
-    k, n = int(size_k), int(size_n)
     q = marlin_unpack(b_q_weight, k, n, bits)
     is_fp8 = int(b_type_id) == FP8_ID
     num_groups = b_scales.shape[0]
