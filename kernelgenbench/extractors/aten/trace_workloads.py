@@ -1,7 +1,8 @@
 """Performance workloads from the committed model trace (kernelgenbench/data/aten_trace.json).
 
 For an overload the trace calls, the most called distinct argument shapes that move at least MIN_BYTES
-(and at most MAX_BYTES) become performance workloads, each naming the models it came from. Smaller shapes
+(and at most MAX_BYTES) become performance workloads, each naming the models and the phases of the step
+(batch preparation, training step, optimizer step, generation) it came from. Smaller shapes
 time launch overhead, not the kernel, and are left out. Values the trace cannot know (meta tensors have none) are drawn so the
 call is valid: index tensors in range of the dimension they index, masks as coin flips, float tensors
 from the op's template in data/aten_workloads.yaml where it constrains the domain (acosh, log10), else
@@ -16,6 +17,7 @@ from typing import Any
 from kernelgenbench.extractors.aten import default_workloads
 from kernelgenbench.extractors.aten.data_files import load
 from kernelgenbench.trace import data as trace_data
+from kernelgenbench.trace.data import PHASE_WORDS
 
 MIN_BYTES = 1 << 20
 # Eager attention at 8k tokens makes 8 GiB score tensors; a round holds inputs, outputs, the reference's
@@ -137,13 +139,21 @@ def trace_workloads(rec: Mapping[str, Any], source: str | None = None,
         args = workload_args(rec, shape["args"])
         if args is None:
             continue
-        models = ", ".join(shape["models"])
-        workloads.append({
-            "id": f"trace-{len(workloads)}", "purpose": "performance", "origin": f"trace:{','.join(shape['models'])}",
-            "args": args,
-            "description": f"{default_workloads.describe(args)}; {shape['calls']} calls per training step "
-                           f"over {models}"})
+        workloads.append({"id": f"trace-{len(workloads)}", "purpose": "performance", "origin": origin(shape),
+                          "args": args, "description": f"{default_workloads.describe(args)}; {_calls(shape)}"})
     return workloads
+
+
+def origin(shape: Mapping[str, Any]) -> str:
+    """'trace:<phases>:<models>': the phases of the step (data, train, optimizer, generate) and the models
+    a traced shape was called in, e.g. 'trace:generate:llama-2-7b,mistral-7b'."""
+    return f"trace:{'+'.join(trace_data.shape_phases(shape))}:{','.join(shape['models'])}"
+
+
+def _calls(shape: Mapping[str, Any]) -> str:
+    """'12 calls per training step over gpt2, opt-1.3b' (per step of the phases it was called in)."""
+    per = " / ".join(PHASE_WORDS[p] for p in trace_data.shape_phases(shape))
+    return f"{shape['calls']} calls per {per} over {', '.join(shape['models'])}"
 
 
 def traced_overloads(names: Sequence[str]) -> list[str]:
