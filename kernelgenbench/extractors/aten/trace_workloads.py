@@ -85,6 +85,21 @@ def _tensor(d: Mapping[str, Any], init: dict[str, Any] | None) -> dict[str, Any]
     return spec
 
 
+def _number(desc: Mapping[str, Any]) -> float | int | str | None:
+    """The Python number a descriptor holds ('inf' and 'nan' as text), or None."""
+    v = desc.get("float", desc.get("value"))
+    if "float" in desc or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    return None
+
+
+def _wrapped_number(v: float | int | str) -> dict[str, Any]:
+    """`t / 0.5` reaches div.Tensor with the number wrapped in a 0-dim tensor (double, or int64 for an
+    int), which a dispatch mode sees as the number again: the workload passes it as that 0-dim tensor."""
+    dtype = "int64" if isinstance(v, int) else "float64"
+    return {"kind": "tensor", "shape": [], "dtype": dtype, "init": {"dist": "constant", "value": v}}
+
+
 def _arg(rec: Mapping[str, Any], p: Mapping[str, Any], desc: Mapping[str, Any],
          args: Mapping[str, Any]) -> dict[str, Any] | None:
     """One workload argument from its trace descriptor, or None when the two do not fit together."""
@@ -93,6 +108,8 @@ def _arg(rec: Mapping[str, Any], p: Mapping[str, Any], desc: Mapping[str, Any],
     if "tensor" in desc and kind in ("tensor", "optional_tensor"):
         init = _index_init(root, name, args, 0) or _template_init(rec["name"], rec["overload"], name)
         return _tensor(desc["tensor"], init)
+    if kind == "tensor" and _number(desc) is not None:
+        return _wrapped_number(_number(desc))
     if "tensors" in desc and kind == "tensor_list":
         return {"kind": "tensor_list", "items": [
             None if t is None else _tensor(t, _index_init(root, name, args, i)) for i, t in enumerate(desc["tensors"])]}
