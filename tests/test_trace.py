@@ -58,7 +58,7 @@ def test_committed_summary_validates_and_covers_the_bar():
     assert {"decoder", "encoder", "encoder-decoder", "vision"} <= families
     found, missing = curated_coverage(data, curated_names())
     assert len(found) + len(missing) == len(set(curated_names()))
-    assert len(found) >= 60  # 63 at the commit of the summary: the long tail (acosh, i0, ...) no model calls
+    assert len(found) >= 80  # the long tail (acosh, i0, polygamma, ...) no traced model calls
     # backward ran: gradient kernels are in the trace
     assert any(op.endswith("_backward") or "_backward." in op for op in data["ops"])
     top = [name for name, _, _ in ranking(data)[:10]]
@@ -82,11 +82,34 @@ def test_validation_names_the_bad_entry():
         trace_data.validate(data)
 
 
-def test_tiny_model_trace_is_deterministic():
+def test_committed_summary_records_each_phase_of_the_step():
+    data = trace_data.load()
+    per_model = {m["name"]: m["phases"] for m in data["models"]}
+    assert all(sum(p.values()) == m["calls"] for m, p in zip(data["models"], per_model.values(), strict=True))
+    assert all({"train", "optimizer"} <= set(p) for p in per_model.values())
+    assert "generate" in per_model["llama-2-7b"] and "data" in per_model["bert-base"]
+    ops = data["ops"]
+    # the optimizer's per-tensor AdamW update, the sampler's top-p sort, the collator's masking draw
+    assert all(s["phases"] == ["optimizer"] for s in ops["addcdiv_"]["shapes"])
+    assert any("generate" in s["phases"] for s in ops["sort"]["shapes"])
+    assert any(s["phases"] == ["data"] for s in ops["bernoulli"]["shapes"])
+
+
+def test_recording_counts_each_call_in_its_phase():
+    rec = Recording()
+    x = torch.empty(4, device="meta")
+    for phase in ("train", "optimizer", "optimizer"):
+        rec.phase = phase
+        with DispatchRecorder(rec):
+            x.add(1.0)
+    (key, n), = rec.calls.items()
+    assert n == 3 and rec.phases[key] == {"train": 1, "optimizer": 2}
+
+
+def _tiny_llama_spec():
     transformers = pytest.importorskip("transformers")
     from kernelgenbench.trace.models import ModelSpec
-    from kernelgenbench.trace.run import trace_model
-    from kernelgenbench.trace.summary import summarize
+    from kernelgenbench.trace.phases import sample
 
     def build():
         cfg = transformers.LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
@@ -98,13 +121,29 @@ def test_tiny_model_trace_is_deterministic():
         ids = torch.randint(0, 256, (2, 16), device="meta")
         return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids}
 
-    spec = ModelSpec("tiny-llama", "decoder", build, inputs, "2x16")
+    return ModelSpec("tiny-llama", "decoder", build, inputs, "2x16",
+                     generate=lambda model: sample(model, batch=2, prompt=8, vocab=256, static=True))
+
+
+def test_tiny_model_trace_is_deterministic():
+    spec = _tiny_llama_spec()
+    from kernelgenbench.trace.run import trace_model
+    from kernelgenbench.trace.summary import summarize
+
     texts = [trace_data.dumps(trace_data.validate(summarize([(spec, trace_model(spec))], torch_version="t",
                                                             transformers_version="x"))) for _ in range(2)]
     assert texts[0] == texts[1]
-    ops = json.loads(texts[0])["ops"]
-    # 2 layers x (q, k, v, o, gate, up, down) + the LM head, forward
-    assert ops["linear"]["calls"] == 2 * 7 + 1
+    data = json.loads(texts[0])
+    ops = data["ops"]
+    # 2 layers x (q, k, v, o, gate, up, down) + the LM head, in the training step's forward, the prefill
+    # and the decode step
+    assert ops["linear"]["calls"] == 3 * (2 * 7 + 1)
     assert "embedding_dense_backward" in ops and "_softmax_backward_data" in ops
-    emb = ops["embedding"]["shapes"][0]["args"]
+    emb = [s for s in ops["embedding"]["shapes"] if s["phases"] == ["train"]][0]["args"]
     assert emb["weight"]["tensor"]["shape"] == [256, 64] and emb["indices"]["tensor"]["shape"] == [2, 16]
+    # AdamW's update per parameter: one addcdiv_ per tensor (2 layers x 9 + embedding, final norm, LM head)
+    assert ops["addcdiv_"]["calls"] == 2 * 9 + 3
+    # sampling: top-p sorts the last position's logits; the static cache is zeroed for the next request
+    sort = ops["sort"]["shapes"][0]
+    assert sort["phases"] == ["generate"] and sort["args"]["self"]["tensor"]["shape"] == [2, 256]
+    assert "zero_" in ops and set(data["models"][0]["phases"]) == {"train", "optimizer", "generate"}

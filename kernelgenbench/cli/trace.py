@@ -18,7 +18,8 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         data: Path | None = typer.Option(None, "--data", help="Rank this summary instead of tracing."),
         top: int = typer.Option(60, "--top", help="Rows of the ranking to print (0: all)."),
     ) -> None:
-        """Trace one training step of each architecture (needs `transformers`), or rank a summary."""
+        """Trace one step of each architecture: batch preparation, training step, optimizer step, sampling
+        (needs `transformers`); or rank a summary."""
         from kernelgenbench.extractors.aten.data_files import curated_names
         from kernelgenbench.trace import data as trace_data
         from kernelgenbench.trace.rank import render

@@ -18,6 +18,11 @@ from kernelgenbench.errors import KgbError
 
 DATA_FILE = "aten_trace.json"
 FORMAT = 1
+# The phases of a traced step, in step order (kernelgenbench.trace.phases says what each runs). A file
+# without phases (the first traces) recorded the training step only.
+PHASES = ("data", "train", "optimizer", "generate")
+# How a workload description names one step of each phase ("N calls per <words>").
+PHASE_WORDS = {"data": "batch", "train": "training step", "optimizer": "optimizer step", "generate": "generation"}
 
 _ARGS = {"type": "object", "additionalProperties": {
     "type": "object", "minProperties": 1, "maxProperties": 1,
@@ -39,7 +44,9 @@ SCHEMA: dict[str, Any] = {
         "models": {"type": "array", "items": {
             "type": "object", "required": ["name", "family", "batch", "calls"], "additionalProperties": False,
             "properties": {"name": {"type": "string"}, "family": {"type": "string"}, "batch": {"type": "string"},
-                           "calls": {"type": "integer", "minimum": 0}}}},
+                           "calls": {"type": "integer", "minimum": 0},
+                           "phases": {"type": "object", "propertyNames": {"enum": list(PHASES)},
+                                      "additionalProperties": {"type": "integer", "minimum": 1}}}}},
         "ops": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["level", "calls", "models", "distinct", "shapes"],
             "additionalProperties": False,
@@ -53,6 +60,8 @@ SCHEMA: dict[str, Any] = {
                     "properties": {"calls": {"type": "integer", "minimum": 1},
                                    "bytes": {"type": "integer", "minimum": 0},
                                    "models": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                                   "phases": {"type": "array", "items": {"enum": list(PHASES)}, "minItems": 1,
+                                              "uniqueItems": True},
                                    "args": _ARGS}}}}}},
     },
     "$defs": {"tensor": {"type": "object", "required": ["shape", "dtype"], "additionalProperties": False,
@@ -77,6 +86,11 @@ def validate(data: Any, where: str = DATA_FILE) -> dict[str, Any]:
         if len(entry["shapes"]) > entry["distinct"] or sum(s["calls"] for s in entry["shapes"]) > entry["calls"]:
             raise KgbError(f"{where}: ops/{op}: more shapes or calls listed than counted")
     return data
+
+
+def shape_phases(shape: Mapping[str, Any]) -> list[str]:
+    """The phases a traced shape was called in (a file from before phases: the training step)."""
+    return list(shape.get("phases", ["train"]))
 
 
 def dumps(data: Mapping[str, Any]) -> str:

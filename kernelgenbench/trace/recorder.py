@@ -122,11 +122,14 @@ def match_overload(packet: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]
 
 
 class Recording:
-    """Calls counted by (overload, level, arguments), and the bytes each distinct call touches."""
+    """Calls counted by (overload, level, arguments), the bytes each distinct call touches, and the phases
+    of the step (training step, optimizer step, generation, ...) each was called in."""
 
-    def __init__(self) -> None:
+    def __init__(self, phase: str = "train") -> None:
         self.calls: Counter[CallKey] = Counter()
         self.nbytes: dict[CallKey, int] = {}
+        self.phase = phase  # the phase calls are counted in from now on
+        self.phases: dict[CallKey, Counter[str]] = {}
 
     def add(self, op: Any, level: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], out: Any) -> None:
         """Count one call of `op` (an OpOverload)."""
@@ -134,6 +137,7 @@ class Recording:
         desc = {k: describe_value(v) for k, v in bound.items()}
         key = (_overload_name(op), level, json.dumps(desc, sort_keys=True))
         self.calls[key] += 1
+        self.phases.setdefault(key, Counter())[self.phase] += 1
         if key not in self.nbytes:
             self.nbytes[key] = tensor_bytes(list(bound.values())) + tensor_bytes(out)
 

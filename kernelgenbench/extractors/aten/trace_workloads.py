@@ -1,7 +1,8 @@
 """Performance workloads from the committed model trace (kernelgenbench/data/aten_trace.json).
 
 For an overload the trace calls, the most called distinct argument shapes that move at least MIN_BYTES
-(and at most MAX_BYTES) become performance workloads, each naming the models it came from. Smaller shapes
+(and at most MAX_BYTES) become performance workloads, each naming the models and the phases of the step
+(batch preparation, training step, optimizer step, generation) it came from. Smaller shapes
 time launch overhead, not the kernel, and are left out. Values the trace cannot know (meta tensors have none) are drawn so the
 call is valid: index tensors in range of the dimension they index, masks as coin flips, float tensors
 from the op's template in data/aten_workloads.yaml where it constrains the domain (acosh, log10), else
@@ -16,6 +17,7 @@ from typing import Any
 from kernelgenbench.extractors.aten import default_workloads
 from kernelgenbench.extractors.aten.data_files import load
 from kernelgenbench.trace import data as trace_data
+from kernelgenbench.trace.data import PHASE_WORDS
 
 MIN_BYTES = 1 << 20
 # Eager attention at 8k tokens makes 8 GiB score tensors; a round holds inputs, outputs, the reference's
@@ -83,6 +85,21 @@ def _tensor(d: Mapping[str, Any], init: dict[str, Any] | None) -> dict[str, Any]
     return spec
 
 
+def _number(desc: Mapping[str, Any]) -> float | int | str | None:
+    """The Python number a descriptor holds ('inf' and 'nan' as text), or None."""
+    v = desc.get("float", desc.get("value"))
+    if "float" in desc or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    return None
+
+
+def _wrapped_number(v: float | int | str) -> dict[str, Any]:
+    """`t / 0.5` reaches div.Tensor with the number wrapped in a 0-dim tensor (double, or int64 for an
+    int), which a dispatch mode sees as the number again: the workload passes it as that 0-dim tensor."""
+    dtype = "int64" if isinstance(v, int) else "float64"
+    return {"kind": "tensor", "shape": [], "dtype": dtype, "init": {"dist": "constant", "value": v}}
+
+
 def _arg(rec: Mapping[str, Any], p: Mapping[str, Any], desc: Mapping[str, Any],
          args: Mapping[str, Any]) -> dict[str, Any] | None:
     """One workload argument from its trace descriptor, or None when the two do not fit together."""
@@ -91,6 +108,8 @@ def _arg(rec: Mapping[str, Any], p: Mapping[str, Any], desc: Mapping[str, Any],
     if "tensor" in desc and kind in ("tensor", "optional_tensor"):
         init = _index_init(root, name, args, 0) or _template_init(rec["name"], rec["overload"], name)
         return _tensor(desc["tensor"], init)
+    if kind == "tensor" and _number(desc) is not None:
+        return _wrapped_number(_number(desc))
     if "tensors" in desc and kind == "tensor_list":
         return {"kind": "tensor_list", "items": [
             None if t is None else _tensor(t, _index_init(root, name, args, i)) for i, t in enumerate(desc["tensors"])]}
@@ -137,13 +156,21 @@ def trace_workloads(rec: Mapping[str, Any], source: str | None = None,
         args = workload_args(rec, shape["args"])
         if args is None:
             continue
-        models = ", ".join(shape["models"])
-        workloads.append({
-            "id": f"trace-{len(workloads)}", "purpose": "performance", "origin": f"trace:{','.join(shape['models'])}",
-            "args": args,
-            "description": f"{default_workloads.describe(args)}; {shape['calls']} calls per training step "
-                           f"over {models}"})
+        workloads.append({"id": f"trace-{len(workloads)}", "purpose": "performance", "origin": origin(shape),
+                          "args": args, "description": f"{default_workloads.describe(args)}; {_calls(shape)}"})
     return workloads
+
+
+def origin(shape: Mapping[str, Any]) -> str:
+    """'trace:<phases>:<models>': the phases of the step (data, train, optimizer, generate) and the models
+    a traced shape was called in, e.g. 'trace:generate:llama-2-7b,mistral-7b'."""
+    return f"trace:{'+'.join(trace_data.shape_phases(shape))}:{','.join(shape['models'])}"
+
+
+def _calls(shape: Mapping[str, Any]) -> str:
+    """'12 calls per training step over gpt2, opt-1.3b' (per step of the phases it was called in)."""
+    per = " / ".join(PHASE_WORDS[p] for p in trace_data.shape_phases(shape))
+    return f"{shape['calls']} calls per {per} over {', '.join(shape['models'])}"
 
 
 def traced_overloads(names: Sequence[str]) -> list[str]:
