@@ -19,9 +19,7 @@ import math
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def merge_attn_states(output, output_lse, prefix_output, prefix_lse, suffix_output, suffix_lse):

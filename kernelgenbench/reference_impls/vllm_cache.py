@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import torch
 
+from kernelgenbench.reference_impls.shared import _dtype
+
 _FP8 = {"fp8": torch.float8_e4m3fn, "fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
 _FLT_MIN = 1.1754943508222875e-38
-
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
 
 
 def _scale(scale: torch.Tensor | float) -> torch.Tensor | float:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def _pairs(block_mapping: torch.Tensor, device) -> tuple[torch.Tensor, torch.Tensor]:

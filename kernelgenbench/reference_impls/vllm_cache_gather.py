@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import torch
 
+from kernelgenbench.reference_impls.shared import _dtype
+
 _FP8 = {"fp8": torch.float8_e4m3fn, "fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
-
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
 
 
 def _positions(block_table, seq_index, pos, block_size):

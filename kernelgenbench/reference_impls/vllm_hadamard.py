@@ -17,9 +17,7 @@ import math
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def _fwht(x: torch.Tensor) -> torch.Tensor:

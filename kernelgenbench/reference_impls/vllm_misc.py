@@ -1,21 +1,13 @@
 """vLLM 0.13.0 sampling and indexing ops (csrc/sampler.cu, csrc/permute_cols.cu): references and inputs.
 
-Self-contained: imports only torch, because this text is embedded in task records.
+Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
 """
 
 from __future__ import annotations
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    if isinstance(name, torch.dtype):
-        return name
-    aliases = {"half": "float16", "float": "float32"}
-    dt = getattr(torch, aliases.get(name, name), None)
-    if not isinstance(dt, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
-    return dt
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def apply_repetition_penalties_(

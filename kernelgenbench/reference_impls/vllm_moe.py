@@ -1,6 +1,6 @@
 """vLLM 0.13.0 mixture-of-experts routing ops (csrc/moe/*.cu): references and input generators.
 
-Self-contained: imports only torch, because this text is embedded in task records.
+Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
 
 The align ops sort (token, k) slots by expert and pad each expert's run to a multiple of block_size.
 Padding slots hold the sentinel numel (batched: num_batches * max_tokens_per_batch). Within one expert's
@@ -13,15 +13,7 @@ from __future__ import annotations
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    if isinstance(name, torch.dtype):
-        return name
-    aliases = {"half": "float16", "float": "float32"}
-    dt = getattr(torch, aliases.get(name, name), None)
-    if not isinstance(dt, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
-    return dt
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def _cdiv(a: int, b: int) -> int:

@@ -1,6 +1,6 @@
 """vLLM 0.13.0 RMSNorm ops (csrc/layernorm_kernels.cu, csrc/quantization/fused_kernels/): references, inputs.
 
-Self-contained: imports only torch, because this text is embedded in task records.
+Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
 Rounding follows the CUDA kernels: the sum of squares and the normalisation run in fp32, the normalised
 value is rounded to the input dtype before it is multiplied by the weight in that dtype.
 """
@@ -9,19 +9,11 @@ from __future__ import annotations
 
 import torch
 
+from kernelgenbench.reference_impls.shared import _dtype
+
 FP8_MAX = 448.0  # vLLM quant_type_max_v<c10::Float8_e4m3fn>; ROCm's e4m3fnuz (224) is out of scope
 FP8_MIN_SCALE = 1.0 / (FP8_MAX * 512.0)  # min_scaling_factor<Float8_e4m3fn>
 INT8_MIN_SCALE = 2.0**-23  # min_scaling_factor<int8_t>: FLT_EPSILON
-
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    if isinstance(name, torch.dtype):
-        return name
-    aliases = {"half": "float16", "float": "float32", "fp8": "float8_e4m3fn", "float8": "float8_e4m3fn"}
-    dt = getattr(torch, aliases.get(name, name), None)
-    if not isinstance(dt, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
-    return dt
 
 
 def _inv_rms(x32: torch.Tensor, epsilon: float) -> torch.Tensor:
@@ -219,7 +211,6 @@ def make_rms_norm_per_block_quant_inputs(params: dict, *, seed: int, device: str
         "epsilon": float(params.get("epsilon", 1e-6)), "scale_ub": scale_ub, "residual": residual,
         "group_size": gs, "is_scale_transposed": transposed,
     }
-
 
 
 # ------------------------------------------------------------------------ later vLLM schemas (0.33.0 on)

@@ -28,13 +28,11 @@ import math
 
 import torch
 
+from kernelgenbench.reference_impls.shared import _dtype
+
 _FP8 = {"fp8": torch.float8_e4m3fn, "fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
 _FLT_MAX = 3.4028234663852886e38
 PARTITION_SIZE = 512
-
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
 
 
 def _load(cache: torch.Tensor, kv_cache_dtype: str, scale: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

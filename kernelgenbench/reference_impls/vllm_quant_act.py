@@ -1,6 +1,6 @@
 """vLLM 0.13.0 activation quantisation ops (csrc/quantization/w8a8/fp8/common.cu, int8/scaled_quant.cu).
 
-Self-contained: imports only torch, because this text is embedded in task records.
+Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
 The Python wrappers `scaled_fp8_quant` / `scaled_int8_quant` (vllm/_custom_ops.py) pick one of these
 registered ops; each is a task of its own. fp8 is OCP e4m3 (torch.float8_e4m3fn) with vLLM's clamp to
 +-448 before a round-to-nearest-even conversion; int8 conversions are cvt.rni.sat (round half to even,
@@ -11,18 +11,10 @@ from __future__ import annotations
 
 import torch
 
+from kernelgenbench.reference_impls.shared import _dtype
+
 FP8_MAX = 448.0  # quant_type_max_v<Float8_e4m3fn>; ROCm's e4m3fnuz (max 224 in vLLM) is out of scope
 FP8_MIN_SCALE = 1.0 / (FP8_MAX * 512.0)  # min_scaling_factor<Float8_e4m3fn>
-
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    if isinstance(name, torch.dtype):
-        return name
-    aliases = {"half": "float16", "float": "float32"}
-    dt = getattr(torch, aliases.get(name, name), None)
-    if not isinstance(dt, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
-    return dt
 
 
 def _rows(x: torch.Tensor) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """vLLM 0.13.0 rotary position embedding ops (csrc/pos_encoding_kernels.cu, csrc/fused_qknorm_rope_kernel.cu).
 
-Self-contained: imports only torch, because this text is embedded in task records.
+Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
 cos_sin_cache is [max_position, rot_dim]: cos in the first rot_dim/2 columns, sin in the rest.
 NeoX style rotates the pairs (i, i + rot_dim/2); GPT-J style the adjacent pairs (2i, 2i + 1).
 """
@@ -9,15 +9,7 @@ from __future__ import annotations
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    if isinstance(name, torch.dtype):
-        return name
-    aliases = {"half": "float16", "float": "float32"}
-    dt = getattr(torch, aliases.get(name, name), None)
-    if not isinstance(dt, torch.dtype):
-        raise ValueError(f"unknown dtype {name!r}")
-    return dt
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def _heads_view(t: torch.Tensor, num_tokens: int, head_size: int, token_stride: int, head_stride: int):

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import torch
 
-
-def _dtype(name: str | torch.dtype) -> torch.dtype:
-    return name if isinstance(name, torch.dtype) else getattr(torch, name)
+from kernelgenbench.reference_impls.shared import _dtype
 
 
 def _scan(u, dt_raw, A, B, C, D, z, delta_bias, softplus, x0, chunk):

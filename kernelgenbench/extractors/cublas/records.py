@@ -18,6 +18,7 @@ from kernelgenbench.extractors.cublas.classify import Classification, classify, 
 from kernelgenbench.extractors.cublas.directions import Direction, ParamFacts, Passing, param_facts
 from kernelgenbench.extractors.cublas.headers import HeaderSet
 from kernelgenbench.extractors.cublas.parse import Header, Prototype, parse_header
+from kernelgenbench.reference_impls.inline import self_contained
 
 _REF_PACKAGE = "kernelgenbench.reference_impls"
 _INPUTS_MODULE = "cublas_inputs"
@@ -63,7 +64,7 @@ def tasks_data() -> dict[str, Any]:
 
 @functools.cache
 def _module_source(module: str) -> str:
-    return resources.files(_REF_PACKAGE).joinpath(f"{module}.py").read_text()
+    return self_contained(resources.files(_REF_PACKAGE).joinpath(f"{module}.py").read_text())
 
 
 def extract(headers: HeaderSet) -> Extraction:

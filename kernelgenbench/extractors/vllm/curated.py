@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 from kernelgenbench.datafiles import DataFile, check_keys, load_data_file
 from kernelgenbench.errors import SourceParseError
 from kernelgenbench.locations import Location
+from kernelgenbench.reference_impls.inline import self_contained
 
 _DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
@@ -142,10 +143,11 @@ def _load_yaml(name: str) -> DataFile:
 
 
 def module_source(module: str) -> str:
-    """The text of a kernelgenbench module, read as package data (the module is not imported)."""
+    """The text of a kernelgenbench module, read as package data (the module is not imported), with the shared
+    helpers it imports written into it (a record's code imports only torch)."""
     package, _, leaf = module.rpartition(".")
     try:
-        return (resources.files(package) / f"{leaf}.py").read_text(encoding="utf-8")
+        return self_contained((resources.files(package) / f"{leaf}.py").read_text(encoding="utf-8"))
     except (ModuleNotFoundError, FileNotFoundError):
         raise SourceParseError(f"module {module} not found") from None
 

@@ -1,0 +1,20 @@
+"""Helpers several reference modules share.
+
+A record carries its reference module's text, self-contained (it imports only torch), so the modules here are
+not imported by a record: `kernelgenbench.reference_impls.inline.self_contained` writes the definitions a
+module imports from this one into its text when an extractor embeds it.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def _dtype(name: str | torch.dtype) -> torch.dtype:
+    if isinstance(name, torch.dtype):
+        return name
+    aliases = {"half": "float16", "float": "float32", "fp8": "float8_e4m3fn", "float8": "float8_e4m3fn"}
+    dt = getattr(torch, aliases.get(name, name), None)
+    if not isinstance(dt, torch.dtype):
+        raise ValueError(f"unknown dtype {name!r}")
+    return dt
