@@ -5,14 +5,12 @@ device tensors read at stride inc; a negative inc starts from the end (element i
 in BLAS. Host scalars (alpha) are Python numbers (complex for C/Z). Outputs are written in place. Scalar
 results (dot, asum) go to `result`, a 1-element device tensor of the routine's result type, written in
 place (cuBLAS's device pointer mode). Arithmetic is done in float64/complex128 and rounded once.
-Self-contained: imports only torch.
+Self-contained once embedded in a record (reference_impls/inline.py writes the shared helpers in).
 """
 
 import torch
 
-
-def _wide(dtype):
-    return torch.complex128 if dtype.is_complex else torch.float64
+from kernelgenbench.reference_impls.shared import _wide
 
 
 def _index(n, inc, device):

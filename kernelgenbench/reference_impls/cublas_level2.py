@@ -8,28 +8,13 @@ are lists of tensors; StridedBatched operands live in one tensor, batch b starti
 scalars alpha/beta are Python numbers (complex for C/Z). Enums are strings: trans "N"/"T"/"C", uplo
 "U"/"L", diag "N"/"U". Outputs are written in place; beta == 0 means y is not read. Band storage (sbmv,
 tbmv): column j of the matrix is column j of A, with A(i, j) at row k+i-j (uplo U) or i-j (uplo L).
-Arithmetic is done in float64/complex128 and rounded once. Self-contained: imports only torch.
+Arithmetic is done in float64/complex128 and rounded once. Self-contained once embedded in a record
+(reference_impls/inline.py writes the shared helpers in).
 """
 
 import torch
 
-
-def _wide(dtype):
-    return torch.complex128 if dtype.is_complex else torch.float64
-
-
-def _mat(buf, rows, cols, ld, offset=0):
-    return buf.as_strided((rows, cols), (1, ld), buf.storage_offset() + offset)
-
-
-def _op(m, trans):
-    if trans == "N":
-        return m
-    if trans == "T":
-        return m.transpose(0, 1)
-    if trans == "C":
-        return m.transpose(0, 1).conj()
-    raise ValueError(f"trans must be 'N', 'T' or 'C', not {trans!r}")
+from kernelgenbench.reference_impls.shared import _mat, _op, _wide
 
 
 def _index(n, inc, device, offset=0):

@@ -7,29 +7,12 @@ matrix b starting at b*stride. Host scalars alpha/beta are Python numbers (compl
 strings: trans "N"/"T"/"C", uplo "U"/"L", diag "N"/"U", side "L"/"R"; cudaDataType values by name
 ("CUDA_R_16F"). Outputs are written in place. beta == 0 means C is not read (NaNs in it must not leak);
 alpha == 0 means A and B are not read. Arithmetic is done in float64/complex128 and rounded once.
-Self-contained: imports only torch.
+Self-contained once embedded in a record (reference_impls/inline.py writes the shared helpers in).
 """
 
 import torch
 
-
-def _wide(dtype):
-    return torch.complex128 if dtype.is_complex else torch.float64
-
-
-def _mat(buf, rows, cols, ld, offset=0):
-    """The rows x cols column-major matrix stored in `buf` from `offset` with leading dimension ld."""
-    return buf.as_strided((rows, cols), (1, ld), buf.storage_offset() + offset)
-
-
-def _op(m, trans):
-    if trans == "N":
-        return m
-    if trans == "T":
-        return m.transpose(0, 1)
-    if trans == "C":
-        return m.transpose(0, 1).conj()
-    raise ValueError(f"trans must be 'N', 'T' or 'C', not {trans!r}")
+from kernelgenbench.reference_impls.shared import _mat, _op, _wide
 
 
 def _dims(trans, rows, cols):

@@ -18,3 +18,22 @@ def _dtype(name: str | torch.dtype) -> torch.dtype:
     if not isinstance(dt, torch.dtype):
         raise ValueError(f"unknown dtype {name!r}")
     return dt
+
+
+def _wide(dtype):
+    return torch.complex128 if dtype.is_complex else torch.float64
+
+
+def _mat(buf, rows, cols, ld, offset=0):
+    """The rows x cols column-major matrix stored in `buf` from `offset` with leading dimension ld."""
+    return buf.as_strided((rows, cols), (1, ld), buf.storage_offset() + offset)
+
+
+def _op(m, trans):
+    if trans == "N":
+        return m
+    if trans == "T":
+        return m.transpose(0, 1)
+    if trans == "C":
+        return m.transpose(0, 1).conj()
+    raise ValueError(f"trans must be 'N', 'T' or 'C', not {trans!r}")

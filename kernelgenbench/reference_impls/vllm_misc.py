@@ -1,6 +1,7 @@
 """vLLM 0.13.0 sampling and indexing ops (csrc/sampler.cu, csrc/permute_cols.cu): references and inputs.
 
-Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
+Self-contained once embedded in a task record: it imports only torch and the shared helpers
+(reference_impls/inline.py writes those in).
 """
 
 from __future__ import annotations

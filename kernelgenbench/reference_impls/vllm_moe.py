@@ -1,6 +1,7 @@
 """vLLM 0.13.0 mixture-of-experts routing ops (csrc/moe/*.cu): references and input generators.
 
-Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
+Self-contained once embedded in a task record: it imports only torch and the shared helpers
+(reference_impls/inline.py writes those in).
 
 The align ops sort (token, k) slots by expert and pad each expert's run to a multiple of block_size.
 Padding slots hold the sentinel numel (batched: num_batches * max_tokens_per_batch). Within one expert's

@@ -1,6 +1,7 @@
 """vLLM 0.13.0 RMSNorm ops (csrc/layernorm_kernels.cu, csrc/quantization/fused_kernels/): references, inputs.
 
-Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
+Self-contained once embedded in a task record: it imports only torch and the shared helpers
+(reference_impls/inline.py writes those in).
 Rounding follows the CUDA kernels: the sum of squares and the normalisation run in fp32, the normalised
 value is rounded to the input dtype before it is multiplied by the weight in that dtype.
 """

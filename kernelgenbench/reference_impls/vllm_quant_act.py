@@ -1,6 +1,7 @@
 """vLLM 0.13.0 activation quantisation ops (csrc/quantization/w8a8/fp8/common.cu, int8/scaled_quant.cu).
 
-Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
+Self-contained once embedded in a task record: it imports only torch and the shared helpers
+(reference_impls/inline.py writes those in).
 The Python wrappers `scaled_fp8_quant` / `scaled_int8_quant` (vllm/_custom_ops.py) pick one of these
 registered ops; each is a task of its own. fp8 is OCP e4m3 (torch.float8_e4m3fn) with vLLM's clamp to
 +-448 before a round-to-nearest-even conversion; int8 conversions are cvt.rni.sat (round half to even,

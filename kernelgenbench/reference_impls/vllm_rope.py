@@ -1,6 +1,7 @@
 """vLLM 0.13.0 rotary position embedding ops (csrc/pos_encoding_kernels.cu, csrc/fused_qknorm_rope_kernel.cu).
 
-Self-contained once embedded in a task record: it imports only torch and the shared helpers (reference_impls/inline.py writes those in).
+Self-contained once embedded in a task record: it imports only torch and the shared helpers
+(reference_impls/inline.py writes those in).
 cos_sin_cache is [max_position, rot_dim]: cos in the first rot_dim/2 columns, sin in the rest.
 NeoX style rotates the pairs (i, i + rot_dim/2); GPT-J style the adjacent pairs (2i, 2i + 1).
 """
