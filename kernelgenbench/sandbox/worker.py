@@ -736,6 +736,10 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     task = Task.from_dict(setup["record"], validate=False)
     if torch.device(device).type == "cuda":
         torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
+    else:
+        from kernelgenbench.sandbox.interpreter_fixes import apply
+
+        apply()  # the interpreter rounds float32 -> bfloat16 as the devices do
     watched = _watched()
     activity.install()
     watched["threading.Thread.start"] = (threading.Thread, "start")
