@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import yaml
-
 import kernelgenbench
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import KgbError
@@ -18,6 +16,7 @@ from kernelgenbench.extractors.cublas.classify import Classification, classify, 
 from kernelgenbench.extractors.cublas.directions import Direction, ParamFacts, Passing, param_facts
 from kernelgenbench.extractors.cublas.headers import HeaderSet
 from kernelgenbench.extractors.cublas.parse import Header, Prototype, parse_header
+from kernelgenbench.extractors.cublas.tasks_file import curated_names, tasks_data
 from kernelgenbench.reference_impls.inline import self_contained
 
 _REF_PACKAGE = "kernelgenbench.reference_impls"
@@ -50,16 +49,6 @@ class Extraction:
     failures: tuple[str, ...] = field(default=())
 
 
-@functools.cache
-def curated_names() -> tuple[str, ...]:
-    """The 50 curated routines (data/cublas_curated.yaml)."""
-    return tuple(yaml.safe_load(resources.files("kernelgenbench").joinpath("data", "cublas_curated.yaml").read_text()))
-
-
-@functools.cache
-def tasks_data() -> dict[str, Any]:
-    """The benchmark specs of the curated routines (data/cublas_tasks.yaml)."""
-    return yaml.safe_load(resources.files("kernelgenbench").joinpath("data", "cublas_tasks.yaml").read_text())
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 Every spec, workload and routine entry must have exactly its known keys, every routine's spec must exist
 and every curated routine must have an entry: a misspelt key is an error naming file:line and the key.
-(extractors/cublas/records.py reads these files; `tasks_data()` here is the checked way to do it.)
+(extractors/cublas/records.py reads them through `curated_names()` and `tasks_data()`.)
 """
 
 from __future__ import annotations

@@ -8,12 +8,10 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-import yaml
-
 import kernelgenbench
+from kernelgenbench.datafiles import load_data
 from kernelgenbench.dataset.record import (
     RECORD_VERSION,
     Benchmark,
@@ -67,7 +65,7 @@ class CategoryRules:
 @functools.cache
 def category_rules() -> CategoryRules:
     """The rules shipped in kernelgenbench/data/vllm_categories.yaml."""
-    data = yaml.safe_load((resources.files("kernelgenbench.data") / "vllm_categories.yaml").read_text("utf-8"))
+    data = load_data("vllm_categories.yaml", top=dict)
     rules = tuple((re.compile(r["pattern"]), r["category"]) for r in data["rules"])
     return CategoryRules(rules, data["default"], data["default_tolerance"])
 
