@@ -102,6 +102,15 @@ def test_a_malformed_report_is_refused_with_the_first_bad_field(raw, error):
     assert str(exc.value).startswith(error), str(exc.value)
 
 
+def test_a_reply_must_carry_the_nonce_of_the_request_it_answers():
+    assert parse_message(encode(RESULT, reply_to=5), CallReport.EVENTS, reply_to=5) == RESULT
+    for raw in (encode(RESULT, reply_to=6), encode(RESULT)):
+        with pytest.raises(ProtocolError, match="does not answer the request it came after"):
+            parse_message(raw, CallReport.EVENTS, reply_to=5)
+    with pytest.raises(ProtocolError, match="unknown key"):
+        parse_message(encode(RESULT, reply_to=5), CallReport.EVENTS)  # no request was made: no nonce is due
+
+
 def test_a_message_that_is_not_the_one_due_is_refused():
     raw = encode(Ready(event="ready", entry_point_found=True, tampering=()))
     with pytest.raises(ProtocolError, match="a 'ready' message where 'result' or 'error' was due"):
@@ -166,6 +175,8 @@ FORGERIES = {
     "huge_number": _result(launch_ranges=10**30),
     "nested_junk": b'{"event": "result", "ops": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
     "not_due": encode(Ready(event="ready", entry_point_found=True, tampering=())),
+    # Well typed and clean, but not carrying the request's nonce, which only the worker's own reply echoes.
+    "well_typed": _result(tampering=[]),
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -239,22 +240,24 @@ class Worker:
                 return True
             deadline += self._compiles.credit(min(left, COMPILE_POLL_S))
 
-    def receive(self, timeout: float, expect: tuple[str, ...] = AT_START) -> Reply:
-        """The next reply (message, plus payload for results), one of the `expect`ed events; the first
-        message, the isolation report sent before the candidate is imported, is kept apart."""
+    def receive(self, timeout: float, expect: tuple[str, ...] = AT_START, reply_to: int | None = None) -> Reply:
+        """The next reply (message, plus payload for results), one of the `expect`ed events and, after a
+        request, carrying its nonce `reply_to`; the first message, the isolation report sent before the
+        candidate is imported, is kept apart."""
         raw = self._recv(timeout)
         if isinstance(raw, Reply):
             return raw
         # Before the isolation report only a failed set-up may come instead.
         first = IsolationReport.EVENTS + ("setup_error",)
         try:
-            message = parse_message(raw, first if self.isolation is None else expect)
+            message = parse_message(raw, first if self.isolation is None else expect,
+                                    None if self.isolation is None else reply_to)
         except ProtocolError as exc:
             self.kill()  # what else it sends cannot be trusted either
             return Reply("malformed", evidence=f"malformed worker report: {exc}"[:2000], log_tail=self.log_tail())
         if isinstance(message, IsolationReport):
             self.isolation = message
-            return self.receive(timeout, expect)
+            return self.receive(timeout, expect, reply_to)
         kind = message.event  # type: ignore[attr-defined]
         payload = None
         if kind == "result":
@@ -265,12 +268,13 @@ class Worker:
         return Reply(kind, message, payload, log_tail=self.log_tail() if kind != "result" else "")
 
     def request(self, msg: dict[str, Any], timeout: float, expect: tuple[str, ...]) -> Reply:
-        """Send one request and wait for its reply, one of the `expect`ed events."""
+        """Send one request and wait for its reply, one of the `expect`ed events, answering this request."""
+        nonce = secrets.randbits(62)  # fresh per request: only the worker's own reply echoes it
         try:
-            self._conn.send(msg)
+            self._conn.send({**msg, "nonce": nonce})
         except (OSError, BrokenPipeError, EOFError):
             return self._died()
-        return self.receive(timeout, expect)
+        return self.receive(timeout, expect, nonce)
 
     def time(self, msg: dict[str, Any], timeout: float) -> Reply:
         """Send one timing request (op 'time') and wait for its report."""

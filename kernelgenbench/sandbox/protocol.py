@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 from kernelgenbench.errors import KgbError
 
 MAX_INT = (1 << 63) - 1  # no count, size or stream id the worker reports comes near it
+REPLY_TO = "reply_to"  # the envelope key: the nonce of the evaluator's request a reply answers
 MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
 
 
@@ -247,13 +248,17 @@ MESSAGES: tuple[type[Message], ...] = (IsolationReport, Raised, Ready, DrawError
 _BY_EVENT: dict[str, type[Message]] = {e: cls for cls in MESSAGES for e in cls.EVENTS}  # type: ignore[attr-defined]
 
 
-def encode(message: Message) -> bytes:
-    """The message as the bytes the worker sends."""
-    return json.dumps(message.to_dict()).encode()
+def encode(message: Message, reply_to: int | None = None) -> bytes:
+    """The message as the bytes the worker sends; `reply_to`: the nonce of the request it answers."""
+    data = message.to_dict()
+    if reply_to is not None:
+        data[REPLY_TO] = reply_to
+    return json.dumps(data).encode()
 
 
-def parse_message(raw: bytes, expect: tuple[str, ...] | None = None) -> Message:
-    """One message from the worker's bytes, strictly; `expect`: the events allowed now (None: any)."""
+def parse_message(raw: bytes, expect: tuple[str, ...] | None = None, reply_to: int | None = None) -> Message:
+    """One message from the worker's bytes, strictly; `expect`: the events allowed now (None: any);
+    `reply_to`: the nonce of the request it must answer (None: a message sent before any request)."""
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested thousands deep
@@ -266,6 +271,11 @@ def parse_message(raw: bytes, expect: tuple[str, ...] | None = None) -> Message:
         raise ProtocolError(f"unknown event {event[:80]!r}")
     if expect is not None and event not in expect:
         raise ProtocolError(f"a {event!r} message where {' or '.join(map(repr, expect))} was due")
+    if reply_to is not None:
+        # A report written by the candidate ahead of the worker's, or the worker's own reply to an earlier
+        # request left in the pipe behind a forged one, does not carry this request's nonce.
+        if data.pop(REPLY_TO, None) != reply_to:
+            raise ProtocolError(f"a {event!r} message that does not answer the request it came after")
     return cls.from_dict(data, event)
 
 

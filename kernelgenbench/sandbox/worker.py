@@ -80,8 +80,8 @@ _CLASS_DICTS = tuple((cls, dict(_TYPE_DICT(cls))) for cls in (torch.Tensor, torc
                                                              torch.storage._StorageBase))
 
 
-def _send(conn: Any, message: Message, payload: bytes | None = None) -> None:
-    _SEND_BYTES(conn, encode(message))
+def _send(conn: Any, message: Message, payload: bytes | None = None, reply_to: int | None = None) -> None:
+    _SEND_BYTES(conn, encode(message, reply_to))
     if payload is not None:
         _SEND_BYTES(conn, payload)
 
@@ -799,7 +799,7 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
         try:
             args, before = s.draw_inputs(s.task, draw, s.device, b)
         except Exception:  # noqa: BLE001 - the evaluator then sends the inputs instead (nothing to judge)
-            s.send_msg(s.conn, DrawError(event="draw_error"))
+            s.send_msg(s.conn, DrawError(event="draw_error"), None, msg.get("nonce"))
             return
     else:
         args = s.receive(msg["args"])
@@ -818,7 +818,7 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     # the same mark seen before and after counts once
     report = replace(report, receive_s=t_in, inputs_before=before, tampering=tuple(dict.fromkeys(marks)))
     s.keep[:] = [args]
-    s.send_msg(s.conn, report, payload)
+    s.send_msg(s.conn, report, payload, msg.get("nonce"))
 
 
 def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
@@ -826,10 +826,12 @@ def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     try:
         pre = s.tampered()
         result = s.time_call(fn, s.task, msg, s.device, s.b)
-        s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + s.tampered()))))
+        s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + s.tampered()))),
+                   None, msg.get("nonce"))
     except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
         s.send_msg(s.conn, TimeReport(event="timing", timing=Timing(available=False,
-                                                                    reason=f"timing failed: {exc!r}"[:500])))
+                                                                    reason=f"timing failed: {exc!r}"[:500])),
+                   None, msg.get("nonce"))
 
 
 def torch_device_type(device: str) -> str:
