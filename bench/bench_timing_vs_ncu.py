@@ -213,6 +213,15 @@ def ratio_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def done_when(rows: list[dict[str, Any]], floor_us: float = 10.0,
+              band: tuple[float, float] = (0.97, 1.03)) -> dict[str, Any]:
+    """Issue 18's test: kgb / ncu (same writing flush) for every kernel of at least `floor_us`, in `band` or not."""
+    out = [{"case": r.get("case"), "ncu_us": r["ncu_flush"], "kgb_us": r["kgb"], "ratio": r["kgb"] / r["ncu_flush"],
+            "in_band": band[0] <= r["kgb"] / r["ncu_flush"] <= band[1]}
+           for r in rows if _pos(r.get("ncu_flush")) and _pos(r.get("kgb")) and r["ncu_flush"] >= floor_us]
+    return {"band": band, "floor_us": floor_us, "kernels": out, "in_band": sum(k["in_band"] for k in out)}
+
+
 def format_table(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]]) -> str:
     """The printed table: one line per case, then the ratio summary."""
     def f(v: Any, w: int = 9, p: int = 2) -> str:
@@ -476,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = ratio_summary(rows)
     state["after"] = gpu_state()
     print(format_table(rows, summary))
-    doc = {"rows": rows, "summary": summary, "gpu": state, "elapsed_s": time.monotonic() - t0,
+    doc = {"rows": rows, "summary": summary, "done_when": done_when(rows), "gpu": state, "elapsed_s": time.monotonic() - t0,
            "ncu": args.ncu, "torch": torch.__version__, "ncu_runs": RUNS}
     (args.out / "timing_vs_ncu.json").write_text(json.dumps(doc, indent=1))
     print(f"elapsed {doc['elapsed_s']:.0f}s; wrote {args.out / 'timing_vs_ncu.json'}")

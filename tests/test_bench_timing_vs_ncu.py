@@ -133,3 +133,12 @@ print("ok")
     env = {**__import__("os").environ, "TRITON_INTERPRET": "1"}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
+
+
+def test_done_when_checks_every_kernel_of_at_least_10_us(b):
+    rows = [{"case": "tiny", "kgb": 1.2, "ncu_flush": 2.0}, {"case": "short", "kgb": 15.0, "ncu_flush": 15.6},
+            {"case": "long", "kgb": 500.0, "ncu_flush": 501.0}, {"case": "slow", "kgb": 570.0, "ncu_flush": 500.0},
+            {"case": "no_ncu", "kgb": 50.0, "ncu_flush": 0.0}]
+    d = b.done_when(rows)
+    assert {k["case"]: k["in_band"] for k in d["kernels"]} == {"short": False, "long": True, "slow": False}
+    assert d["in_band"] == 1
