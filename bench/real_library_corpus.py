@@ -708,20 +708,39 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _floor_cell(timing: Mapping[str, Any] | None, floor: float | None) -> str:
+    """time / floor of one timing, starred when it is under the floor."""
+    t = (timing or {}).get("time_us")
+    if not t or not floor:
+        return "-"
+    return f"{t / floor:.2f}" + (" **below**" if (timing or {}).get("below_floor") else "")
+
+
 def performance_lines(results: list[Mapping[str, Any]]) -> list[str]:
-    """A table of the timed workloads (time and each baseline's), where the run timed any."""
+    """A table of the timed workloads (time, floor ratio and each baseline's), where the run timed any, and
+    a count of the timings under their speed-of-light floor (issue 17: none of a correct kernel's may be)."""
     rows = [r for r in results if r.get("kind") == "workload" and r.get("purpose") == "performance"
             and (r.get("timing") or {}).get("time_us")]
     if not rows:
         return []
-    lines = ["", f"## Timed performance workloads ({len(rows)})", "", "| task | candidate | workload | time_us | baselines (time_us) |",
-             "|---|---|---|---|---|"]
+    below: list[str] = []
+    lines = ["", f"## Timed performance workloads ({len(rows)})", "",
+             "| task | candidate | workload | time_us | time / floor | baselines (time_us, time / floor) |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
-        base = ", ".join(f"{k} {v['time_us']:.2f}" for k, v in (r.get("baselines") or {}).items()
-                         if isinstance(v, dict) and v.get("available") and v.get("time_us"))
+        sol = r.get("sol") or {}
+        floor = float(sol["floor_us"]) if sol.get("available") and sol.get("floor_us") else None
+        bases = {k: v for k, v in (r.get("baselines") or {}).items()
+                 if isinstance(v, dict) and v.get("available") and v.get("time_us")}
+        for who, t in [("candidate", r["timing"]), *bases.items()]:
+            if t.get("below_floor"):
+                below.append(f"- `{r['task_id']}` {r['workload_id']}: {who} {t['time_us']:.2f} us, floor {floor:.2f} us")
+        base = ", ".join(f"{k} {v['time_us']:.2f} ({_floor_cell(v, floor)})" for k, v in bases.items())
         lines.append(f"| `{r['task_id']}` | {r['candidate_id'].split(':')[0]} | {r['workload_id']} | "
-                     f"{r['timing']['time_us']:.2f} | {base or '-'} |")
-    return lines
+                     f"{r['timing']['time_us']:.2f} | {_floor_cell(r['timing'], floor)} | {base or '-'} |")
+    head = [f"Timings under their speed-of-light floor: {len(below)} (candidates and baselines, "
+            f"of {len(rows)} timed workloads)", *below]
+    return lines[:3] + head + [""] + lines[3:]
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 #                curated ATen records of this machine's torch, used there only if extracting them there fails)
 #   GPU:         bash bench/real_library_session.sh [--performance] [--no-direct] [--rounds N] [--detect-vendor]
 #                (carry .kgb_real; SHARDS=4 direct processes, WORKERS=8 kgb eval workers, BUDGET=560 s,
-#                EVAL_ARGS: more `kgb eval` options, e.g. "--timeout 300"; ONLY: comma-separated task ids;
+#                EVAL_ARGS: more `kgb eval` options, e.g. "--timeout 300"; ONLY: comma-separated task ids (EXCLUDE: all but those);
 #                DIRECT_LIMIT: seconds for the direct check, default 2/5 of what is left)
 # --performance keeps the timed workloads (kgb eval times them against the baselines; slower); by
 # default the run is correctness only; with --no-direct (for a timing run) the direct check is skipped and
@@ -74,11 +74,12 @@ step dataset 30 "${CORPUS[@]}" dataset --tasks "$W/aten.jsonl" .kgb_real/vllm_0.
   --out "$W/tasks.jsonl" $([[ $performance == 1 ]] || echo --no-performance) || exit 1
 step candidates 120 "${CORPUS[@]}" candidates --dataset "$W/tasks.jsonl" --out "$OUT/candidates.jsonl" \
   --skipped "$OUT/skipped.jsonl"
-if [[ -n ${ONLY:-} ]]; then  # ONLY=aten/mm,vllm/rms_norm: just these tasks' candidates (a follow-up run)
+if [[ -n ${ONLY:-}${EXCLUDE:-} ]]; then  # ONLY=aten/mm,vllm/rms_norm: just these tasks' candidates; EXCLUDE: all but these
   python3 -c 'import json, sys
-keep = set(sys.argv[2].split(","))
-rows = [line for line in open(sys.argv[1]) if json.loads(line)["task_id"] in keep]
-open(sys.argv[1], "w").writelines(rows)' "$OUT/candidates.jsonl" "$ONLY"
+only, skip = (set(filter(None, a.split(","))) for a in sys.argv[2:4])
+rows = [line for line in open(sys.argv[1])
+        if (not only or json.loads(line)["task_id"] in only) and json.loads(line)["task_id"] not in skip]
+open(sys.argv[1], "w").writelines(rows)' "$OUT/candidates.jsonl" "${ONLY:-}" "${EXCLUDE:-}"
 fi
 [[ -s $OUT/candidates.jsonl ]] || exit 1
 # The direct check (correctness workloads, one round) in parallel shards; it also fills Triton's cache.
@@ -99,3 +100,5 @@ step eval "$(left)" env -u FLAGGEMS_CACHE_DIR "${KGB[@]}" eval --dataset "$W/tas
 step classify 30 "${CORPUS[@]}" classify --results "$OUT/results.jsonl" --direct "$OUT/direct.jsonl" \
   --candidates "$OUT/candidates.jsonl" --skipped "$OUT/skipped.jsonl" --out "$OUT/real_library_h200.md" > /dev/null
 ls -la "$OUT"
+# The device tool brings back at most 8 files: everything also as one archive.
+tar -C "$OUT" -czf /tmp/real_library_all.tgz . && mv /tmp/real_library_all.tgz "$OUT/"

@@ -269,3 +269,19 @@ def test_importable_path_falls_back_to_the_package_namespace(rlc, tmp_path, monk
     fn.__module__ = "libpkg.moved_away"  # as a backend module loaded under another name reports itself
     assert rlc.importable_path(fn) is None
     assert rlc.importable_path(fn, packages=("libpkg",)) == ("libpkg", "scaled")
+
+
+def test_performance_lines_count_every_timing_under_its_floor(rlc):
+    def row(task, t, floor, **bases):
+        return {"kind": "workload", "purpose": "performance", "task_id": task, "candidate_id": "flaggems:x",
+                "workload_id": "w0", "sol": {"available": True, "floor_us": floor},
+                "timing": {"available": True, "time_us": t, **({"below_floor": True} if t < floor else {})},
+                "baselines": {k: {"available": True, "time_us": v, **({"below_floor": True} if v < floor else {})}
+                              for k, v in bases.items()}}
+    results = [row("aten/a", 20.0, 10.0, torch=15.0), row("aten/b", 8.0, 10.0, torch=9.0, native=30.0),
+               {"kind": "workload", "purpose": "correctness", "task_id": "aten/c", "timing": {"time_us": 1.0}}]
+    text = "\n".join(rlc.performance_lines(results))
+    assert "Timings under their speed-of-light floor: 2 (candidates and baselines, of 2 timed workloads)" in text
+    assert "`aten/b` w0: candidate 8.00 us, floor 10.00 us" in text and "`aten/b` w0: torch 9.00 us" in text
+    assert "| 2.00 | torch 15.00 (1.50) |" in text and "0.80 **below**" in text
+    assert rlc.performance_lines(results[2:]) == []
