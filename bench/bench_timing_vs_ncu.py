@@ -19,13 +19,27 @@ The summary gives, per method and ncu column, the median ratio (bias) and its mi
 The ncu runs come first (60 % of the budget), while this process holds no device context. One ncu run per
 chunk of cases, each with a timeout (a failure costs its chunk, whose cases are then retried
 one by one while the budget lasts); rows past the time budget are skipped and marked.
+
+FlagGems pairs (issue 18: "the speedup of each FlagGems kernel over the native op by kgb within 3 % of the same
+ratio by ncu"): FlagGems' add, sum, argmax, cos, softmax and cumsum (last dim), index_select (dim 1) and copy_,
+each beside its native op at the same two sizes with the same arguments; `speedups` gives native/FlagGems by
+kgb and by ncu-flush per pair, and whether they agree within 3 % (done_when["speedups"], and a second table).
+flag_gems is imported only for its cases (GEMS_VENDOR=nvidia saves its vendor probe); where it is not
+installed, or does not import, its cases are skipped with a note.
+Cost: an ncu run starts python, torch, CUDA and (FlagGems cases) flag_gems and compiles FlagGems' Triton
+kernels: ~10-20 s; then ~20-30 profiled kernels per case (setup, a first call, 8 flush+call pairs, a
+terminator) at ~10-50 ms each: ~0.3-1.5 s per case and cache mode. In process: kgb ~1-1.5 s per case, each
+other method ~0.5 s more. `--families pairs --methods kgb,ksum --ncu-columns ncu_flush --chunk 16`
+(32 cases: 2 ncu runs ~50-80 s, in-process ~50 s) fits `--budget-s 240`.
 Usage (GPU, repo root):  python3 bench/bench_timing_vs_ncu.py OUT_DIR [--budget-s 270] [--ncu PATH] [--only a,b]
+                         [--families pairs,torch.mm] [--methods kgb,ksum] [--ncu-columns ncu_flush]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import importlib.util
 import io
 import json
@@ -81,7 +95,55 @@ def _cases() -> list[Case]:
     return out
 
 
-CASES = {c.id: c for c in _cases()}
+# FlagGems family -> (its native op's family, FlagGems module, function). A pair's two cases share their
+# params, so `build` hands both the same arguments. None of these autotunes (triton.heuristics and fixed
+# block sizes only, FlagGems 5.0.2): a case's first call compiles on the host and launches no extra kernels.
+FLAGGEMS = {
+    "flaggems add": ("torch.add", "flag_gems.ops.add", "add"),
+    "flaggems sum": ("torch.sum", "flag_gems.ops.sum", "sum"),
+    "flaggems argmax": ("torch.argmax", "flag_gems.ops.argmax", "argmax"),
+    "flaggems cos": ("torch.cos", "flag_gems.ops.cos", "cos"),
+    "flaggems softmax": ("torch.softmax", "flag_gems.ops.softmax", "softmax"),
+    "flaggems cumsum": ("torch.cumsum", "flag_gems.ops.cumsum", "cumsum"),
+    "flaggems index_select": ("torch.index_select", "flag_gems.ops.index_select", "index_select"),
+    "flaggems copy_": ("copy_", "flag_gems.ops.copy", "copy_"),
+}
+
+
+def _flat(stem: str, k: int) -> tuple[str, str, tuple]:
+    return f"{stem}_{1 << k}", f"2^{k} f32", (1 << k,)
+
+
+def pair_cases() -> list[Case]:
+    """Each FlagGems op and its native op at two sizes: ~15-50 µs and ~100 µs-1 ms on an H200 (f32)."""
+    sizes: dict[str, list[tuple[str, str, tuple]]] = {
+        "add": [_flat("add", 24), _flat("add", 27)],  # 3 x 64 MB ~ 50 µs; 3 x 512 MB ~ 400 µs
+        "sum": [_flat("sum", 25), _flat("sum", 27)],  # 128 MB ~ 40 µs; 512 MB ~ 140 µs
+        "argmax": [_flat("argmax", 25), _flat("argmax", 27)],
+        "cos": [_flat("cos", 23), _flat("cos", 26)],  # 2 x 32 MB ~ 20 µs; 2 x 256 MB ~ 150 µs
+        "copy": [_flat("copy", 23), _flat("copy", 26)],
+    }
+    for op in ("softmax", "cumsum"):  # along the last dim
+        sizes[op] = [(f"{op}_{n}x{n}", f"{n}x{n} f32", (n, n)) for n in (4096, 8192)]
+    sizes["index_select"] = [(f"index_select_{n}x{n}", f"{n}x{n}[{n}] f32", (n, n, n)) for n in (4096, 8192)]
+    out = []
+    for fam, (native, _, attr) in FLAGGEMS.items():
+        op = "copy" if attr == "copy_" else attr
+        for cid, size, params in sizes[op]:
+            out += [Case(cid, native, size, params), Case(f"fg_{cid}", fam, size, params)]
+    return out
+
+
+def _all_cases() -> dict[str, Case]:
+    """The spread and the pairs by id; an id in both must be the same case (the pairs reuse the spread's)."""
+    out = {c.id: c for c in _cases()}
+    for c in pair_cases():
+        if out.setdefault(c.id, c) != c:
+            raise ValueError(f"case id {c.id!r} means two cases")
+    return out
+
+
+CASES = _all_cases()
 
 
 def _solution(name: str, attr: str) -> Callable[..., Any]:
@@ -93,29 +155,72 @@ def _solution(name: str, attr: str) -> Callable[..., Any]:
     return getattr(mod, attr)
 
 
-def build(case: Case, dev: Any) -> tuple[Callable[..., Any], Callable[[int], tuple[list, dict]]]:
-    """(fn, arg_sets) for a case, as the worker hands them to `time_callable`."""
+class FlagGemsUnavailable(RuntimeError):
+    """flag_gems (or one of its ops) cannot be imported here: its cases are skipped with this reason."""
+
+
+def flaggems_fn(family: str, import_module: Callable[[str], Any] = importlib.import_module) -> Callable[..., Any]:
+    """The FlagGems function of a 'flaggems ...' family, imported only now (only FlagGems cases need it)."""
+    _, module, attr = FLAGGEMS[family]
+    try:
+        return getattr(import_module(module), attr)
+    except Exception as exc:  # noqa: BLE001 - any import failure (no wheel, no vendor, no GPU) skips the case
+        raise FlagGemsUnavailable(f"{module}.{attr}: {type(exc).__name__}: {exc}"[:300]) from exc
+
+
+def _native_fn(family: str) -> Callable[..., Any]:
+    import torch
+
+    fns = {"torch.add": torch.add, "torch.sum": torch.sum, "torch.argmax": torch.argmax, "torch.cos": torch.cos,
+           "torch.softmax": torch.softmax, "torch.cumsum": torch.cumsum, "torch.index_select": torch.index_select,
+           "torch.mm": torch.mm, "copy_": lambda dst, src: dst.copy_(src)}
+    if family == "triton add":
+        return _solution("aten__add.Tensor.py", "add_Tensor")
+    if family == "triton row sum":
+        return _solution("aten__sum.dim_IntList.py", "sum_dim_IntList")
+    if family not in fns:
+        raise ValueError(f"unknown family {family!r}")
+    return fns[family]
+
+
+def _arg_factory(family: str, p: tuple, dev: Any) -> Callable[[int], tuple[list, dict]]:
+    """Seeded argument sets of a (native) family: index s gives the same tensors every time, s != t different."""
     import torch
 
     def rand(seed: int, *shape: int, dtype: Any = torch.float32) -> Any:
         g = torch.Generator(device=dev).manual_seed(seed)
         return torch.randn(*shape, generator=g, device=dev, dtype=dtype)
 
-    f, p = case.family, case.params
-    if f in ("torch.add", "triton add"):
-        fn = torch.add if f == "torch.add" else _solution("aten__add.Tensor.py", "add_Tensor")
-        return fn, lambda s: ([rand(s, p[0]), rand(s + 99, p[0])], {})
-    if f == "torch.sum":
-        return torch.sum, lambda s: ([rand(s, p[0])], {})
-    if f == "copy_":
-        return (lambda dst, src: dst.copy_(src)), lambda s: ([torch.empty(p[0], device=dev), rand(s, p[0])], {})
-    if f == "torch.mm":
+    def index(seed: int, high: int, n: int) -> Any:
+        g = torch.Generator(device=dev).manual_seed(seed)
+        return torch.randint(0, high, (n,), generator=g, device=dev)
+
+    unary = {"torch.sum", "torch.argmax", "torch.cos"}
+    if family in ("torch.add", "triton add"):
+        return lambda s: ([rand(s, p[0]), rand(s + 99, p[0])], {})
+    if family in unary:
+        return lambda s: ([rand(s, p[0])], {})
+    if family in ("torch.softmax", "torch.cumsum"):
+        return lambda s: ([rand(s, *p), -1], {})
+    if family == "torch.index_select":
+        return lambda s: ([rand(s, p[0], p[1]), 1, index(s + 99, p[1], p[2])], {})
+    if family == "copy_":
+        return lambda s: ([torch.empty(p[0], device=dev), rand(s, p[0])], {})
+    if family == "torch.mm":
         dt = getattr(torch, p[1])
-        return torch.mm, lambda s: ([rand(s, p[0], p[0], dtype=dt), rand(s + 99, p[0], p[0], dtype=dt)], {})
-    if f == "triton row sum":
-        fn = _solution("aten__sum.dim_IntList.py", "sum_dim_IntList")
-        return fn, lambda s: ([rand(s, *p), [1]], {})
-    raise ValueError(f"unknown family {f!r}")
+        return lambda s: ([rand(s, p[0], p[0], dtype=dt), rand(s + 99, p[0], p[0], dtype=dt)], {})
+    if family == "triton row sum":
+        return lambda s: ([rand(s, *p), [1]], {})
+    raise ValueError(f"unknown family {family!r}")
+
+
+def build(case: Case, dev: Any, import_module: Callable[[str], Any] = importlib.import_module
+          ) -> tuple[Callable[..., Any], Callable[[int], tuple[list, dict]]]:
+    """(fn, arg_sets) for a case, as the worker hands them to `time_callable`; a FlagGems case gets its native
+    op's arguments (raises FlagGemsUnavailable where flag_gems does not import)."""
+    if case.family in FLAGGEMS:
+        return flaggems_fn(case.family, import_module), _arg_factory(FLAGGEMS[case.family][0], case.params, dev)
+    return _native_fn(case.family), _arg_factory(case.family, case.params, dev)
 
 
 # ---------------------------------------------------------------- pure helpers (tested on CPU)
@@ -181,6 +286,9 @@ def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]])
     calls = calls_from_kernels(kernels)
     out = {}
     for p in plan:
+        if p.get("error"):  # the child could not build it (flag_gems missing): no calls of its own
+            out[p["case"]] = {"us": None, "error": p["error"]}
+            continue
         got = calls[p["first"]:p["last"]]
         if len(got) == p["last"] - p["first"] and got:
             out[p["case"]] = {"us": statistics.median(got), "calls_us": got}
@@ -222,17 +330,84 @@ def done_when(rows: list[dict[str, Any]], floor_us: float = 10.0,
     return {"band": band, "floor_us": floor_us, "kernels": out, "in_band": sum(k["in_band"] for k in out)}
 
 
+def speedups(rows: list[dict[str, Any]], tol: float = 0.03, floor_us: float = 10.0) -> list[dict[str, Any]]:
+    """Per FlagGems row and its native row (same size): native/FlagGems time by kgb and by ncu-flush, their
+    ratio, and whether it is within `tol` of 1; `floor` says both ncu times are at least `floor_us`."""
+    native = {(r["family"], r["size"]): r for r in rows if r.get("family") not in FLAGGEMS}
+    out = []
+    for fg in rows:
+        if fg.get("family") not in FLAGGEMS:
+            continue
+        nat = native.get((FLAGGEMS[fg["family"]][0], fg["size"]))
+        p: dict[str, Any] = {"op": fg["family"].removeprefix("flaggems "), "size": fg["size"],
+                             "flaggems": fg.get("case"), "native": nat.get("case") if nat else None}
+        for col in ("kgb", "ksum", "ncu_flush"):
+            a, b = (nat or {}).get(col), fg.get(col)
+            p[f"native_{col}_us"], p[f"flaggems_{col}_us"] = a, b
+            p[f"{col}_speedup"] = a / b if _pos(a) and _pos(b) else None
+        k, n = p["kgb_speedup"], p["ncu_flush_speedup"]
+        p["ratio"] = k / n if k and n else None
+        p["within"] = abs(p["ratio"] - 1) <= tol if p["ratio"] else None
+        times = [p["native_ncu_flush_us"], p["flaggems_ncu_flush_us"]]
+        p["floor"] = all(_pos(t) and t >= floor_us for t in times)
+        out.append(p)
+    return out
+
+
+def speedup_summary(pairs: list[dict[str, Any]], tol: float = 0.03) -> dict[str, Any]:
+    """Issue 18's FlagGems test for done_when: the pairs, and how many have kgb's speedup within `tol` of ncu's."""
+    measured = [p for p in pairs if p["within"] is not None]
+    return {"tol": tol, "pairs": pairs, "measured": len(measured), "within": sum(p["within"] for p in measured),
+            "measured_floor": sum(p["floor"] for p in measured),
+            "within_floor": sum(p["within"] for p in measured if p["floor"])}
+
+
+def format_speedups(pairs: list[dict[str, Any]]) -> str:
+    """The printed speedup table: FlagGems over native by kgb and by ncu-flush, one line per pair."""
+    def f(v: Any, w: int, p: int) -> str:
+        return f"{v:>{w}.{p}f}" if isinstance(v, int | float) and not isinstance(v, bool) else f"{'-':>{w}}"
+
+    head = (f"{'op':<14}{'size':<20}{'nat kgb':>10}{'fg kgb':>10}{'nat ncu':>10}{'fg ncu':>10}"
+            f"{'kgb x':>8}{'ncu x':>8}{'ksum x':>8}{'kgb/ncu':>9}  within")
+    lines = [head, "-" * len(head)]
+    for p in pairs:
+        lines.append(f"{p['op']:<14}{p['size']:<20}" + f(p["native_kgb_us"], 10, 2) + f(p["flaggems_kgb_us"], 10, 2)
+                     + f(p["native_ncu_flush_us"], 10, 2) + f(p["flaggems_ncu_flush_us"], 10, 2)
+                     + f(p["kgb_speedup"], 8, 3) + f(p["ncu_flush_speedup"], 8, 3) + f(p["ksum_speedup"], 8, 3)
+                     + f(p["ratio"], 9, 3) + "  " + {True: "yes", False: "NO", None: "-"}[p["within"]]
+                     + ("" if p["floor"] or p["within"] is None else " (<10us)"))
+    return "\n".join(lines)
+
+
+def select_cases(only: Sequence[str], families: Sequence[str]) -> list[str]:
+    """Case ids: those named in `only` and those of `families` ('pairs': every FlagGems pair's cases,
+    'flaggems': every FlagGems family); nothing named means every case. Raises on unknown names. A pair's
+    two cases come one after the other (first the pairs, then the rest in CASES order): a run cut short by
+    its budget then loses whole pairs, not one half of many."""
+    pair_ids = {c.id: None for c in pair_cases()}
+    known = {c.family for c in CASES.values()} | {"pairs", "flaggems"}
+    bad = [x for x in only if x not in CASES] + [f for f in families if f not in known]
+    if bad:
+        raise ValueError(f"unknown cases or families {bad}")
+    if not only and not families:
+        return list(CASES)
+    fams = set(families) | (set(FLAGGEMS) if "flaggems" in families else set())
+    order = [*pair_ids, *(cid for cid in CASES if cid not in pair_ids)]
+    return [cid for cid in order
+            if cid in only or CASES[cid].family in fams or ("pairs" in families and cid in pair_ids)]
+
+
 def format_table(rows: list[dict[str, Any]], summary: dict[str, dict[str, Any]]) -> str:
     """The printed table: one line per case, then the ratio summary."""
     def f(v: Any, w: int = 9, p: int = 2) -> str:
         return f"{v:>{w}.{p}f}" if isinstance(v, int | float) else f"{'-':>{w}}"
 
     cols = list(METHODS) + list(NCU_COLUMNS)
-    head = f"{'kernel':<15}{'size':<18}" + "".join(f"{c:>10}" for c in cols)
+    head = f"{'kernel':<22}{'size':<20}" + "".join(f"{c:>10}" for c in cols)
     head += f"{'kgb/flush':>10}{'kgb/clean':>10}{'ksum/fl':>10}{'drain/fl':>10}{'fl/clean':>10}  note"
     lines = [head, "-" * len(head)]
     for r in rows:
-        line = f"{r['family']:<15}{r['size']:<18}" + "".join(" " + f(r.get(c)) for c in cols)
+        line = f"{r['family']:<22}{r['size']:<20}" + "".join(" " + f(r.get(c)) for c in cols)
         for a, b in (("kgb", "ncu_flush"), ("kgb", "ncu_clean"), ("ksum", "ncu_flush"), ("drain", "ncu_flush"),
                      ("ncu_flush", "ncu_clean")):
             line += " " + f(r[a] / r[b] if _pos(r.get(a)) and _pos(r.get(b)) else None, 9, 3)
@@ -279,8 +454,8 @@ def _alt_loop(fn: Callable[..., Any], sets: list, pre: Callable[[], None], reps:
     return (_trimmed(spans) if spans else float("nan")), (_trimmed(ksums) if ksums else float("nan"))
 
 
-def time_in_process(case: Case) -> dict[str, Any]:
-    """kgb's `time_callable` (worker defaults) and the alternative methods, for one case."""
+def time_in_process(case: Case, methods: Sequence[str] = METHODS) -> dict[str, Any]:
+    """kgb's `time_callable` (worker defaults) and those of the alternative `methods` asked for, for one case."""
     import torch
 
     from kernelgenbench.evaluator import timing
@@ -310,10 +485,11 @@ def time_in_process(case: Case) -> dict[str, Any]:
         drain()
 
     # span_w repeats kgb's method in this loop: it should match kgb (a check on the loop, not a method).
-    row["span_w"], row["ksum"] = _alt_loop(fn, sets, wflush, reps)
-    row["read"], _ = _alt_loop(fn, sets, rflush, reps)
-    row["drain"], _ = _alt_loop(fn, sets, write_then_drain, reps)
-    row["idle"], _ = _alt_loop(fn, sets, idle, reps)
+    if "ksum" in methods:
+        row["span_w"], row["ksum"] = _alt_loop(fn, sets, wflush, reps)
+    for name, pre in (("read", rflush), ("drain", write_then_drain), ("idle", idle)):
+        if name in methods:
+            row[name], _ = _alt_loop(fn, sets, pre, reps)
     row["alt_reps"] = reps
     del sets
     torch.cuda.empty_cache()
@@ -323,18 +499,25 @@ def time_in_process(case: Case) -> dict[str, Any]:
 # ---------------------------------------------------------------- GPU: the ncu child and its runs
 
 def child_main(ids: list[str], plan_path: Path) -> None:
-    """Run under ncu: per case, 3 warm-up and 5 measured calls, each after kgb's writing flush, then one more
-    flush so that the next case's setup kernels fall outside every measured call; writes the call plan."""
+    """Run under ncu: per case, one untimed first call (a FlagGems op compiles on it), 3 warm-up and 5 measured
+    calls, each after kgb's writing flush, then one more flush so that the next case's setup kernels fall
+    outside every measured call; writes the call plan (a case that cannot be built gets its error instead)."""
     import torch
 
     from kernelgenbench.evaluator import timing
 
     dev = torch.device("cuda")
     flush = timing._flush_fn(dev, 2 * timing.l2_bytes(dev), "write")
-    plan, calls = [], 0
+    plan: list[dict[str, Any]] = []
+    calls = 0
     for cid in ids:
-        fn, arg_sets = build(CASES[cid], dev)
+        try:
+            fn, arg_sets = build(CASES[cid], dev)
+        except FlagGemsUnavailable as exc:
+            plan.append({"case": cid, "error": f"skipped: {exc}"})
+            continue
         sets = [arg_sets(i) for i in range(2)]
+        fn(*sets[0][0], **sets[0][1])  # before the first flush: its kernels join the previous, unmeasured group
         for i in range(NCU_WARMUP + NCU_CALLS):
             a, kw = sets[i % len(sets)]
             flush()
@@ -382,10 +565,14 @@ def run_ncu(ncu: str, cache: str, ids: list[str], work: Path, timeout_s: float) 
     return got
 
 
-def ncu_all(ncu: str, ids: list[str], work: Path, deadline: float, chunk: int) -> dict[str, dict[str, Any]]:
-    """ncu-clean and ncu-flush times per case: chunked runs, failed chunks retried case by case, within a deadline."""
+def ncu_all(ncu: str, ids: list[str], work: Path, deadline: float, chunk: int,
+            columns: Sequence[str] = NCU_COLUMNS) -> dict[str, dict[str, Any]]:
+    """ncu-clean and/or ncu-flush times per case: chunked runs, failed chunks retried case by case, within a
+    deadline."""
     res: dict[str, dict[str, Any]] = {cid: {} for cid in ids}
     for cache, col in (("all", "ncu_clean"), ("none", "ncu_flush")):
+        if col not in columns:
+            continue
         measured = 0
         for part in chunks(ids, chunk):
             left = deadline - time.monotonic()
@@ -411,7 +598,8 @@ def _retry_alone(ncu: str, cache: str, part: list[str], got: dict[str, dict[str,
     if len(part) < 2:
         return
     failures = 0
-    for cid in [c for c in part if got[c]["us"] is None]:
+    # A case the child skipped (flag_gems missing) would only be skipped again.
+    for cid in [c for c in part if got[c]["us"] is None and not got[c].get("error", "").startswith("skipped")]:
         left = deadline - time.monotonic()
         if left < 20 or (failures >= 2 and measured == 0):
             break
@@ -430,66 +618,113 @@ def gpu_state() -> str:
         return f"nvidia-smi unavailable: {exc}"
 
 
-def _row(c: Case, ncu_res: dict[str, dict[str, Any]], deadline: float) -> dict[str, Any]:
-    """One table row: the in-process timings (unless past the deadline) beside the case's ncu times."""
+def _row(c: Case, ncu_res: dict[str, dict[str, Any]], deadline: float, methods: Sequence[str] = METHODS,
+         skip: str = "") -> dict[str, Any]:
+    """One table row: the in-process timings (unless past the deadline, or `skip` says why not) beside the
+    case's ncu times."""
     row: dict[str, Any] = {"case": c.id, "family": c.family, "size": c.size}
-    if time.monotonic() > deadline - 5:
+    if skip:
+        row["note"] = skip
+    elif time.monotonic() > deadline - 5:
         row["note"] = "in-process skipped: time budget"
     else:
         try:
-            row.update(time_in_process(c))
+            row.update(time_in_process(c, methods))
+        except FlagGemsUnavailable as exc:
+            row["note"] = f"in-process skipped: {exc}"[:200]
         except Exception as exc:  # noqa: BLE001 - one case's failure loses only its row
             row["note"] = f"in-process failed: {type(exc).__name__}: {exc}"[:200]
     for col, r in ncu_res.items():
         row[col] = r["us"]
         row[f"{col}_calls"] = r.get("calls_us")
-        if r.get("error"):
+        if r.get("error") and not skip:
             row["note"] = (row.get("note", "") + f" {col}: {r['error']}").strip()[:300]
     print(f"{c.id}: " + ", ".join(f"{k}={row.get(k)}" for k in (*METHODS, *NCU_COLUMNS)), flush=True)
     return row
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments; run as the child under ncu, or as the parent that times, profiles and reports."""
+def flaggems_missing() -> str:
+    """Why no FlagGems case can run here ('' where flag_gems is installed), found without importing it: the
+    parent imports it only after the ncu runs, so that it holds no device context during them."""
+    return "" if importlib.util.find_spec("flag_gems") else "skipped: flag_gems is not installed"
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("out", nargs="?", type=Path, help="output folder for timing_vs_ncu.json (its only file)")
     ap.add_argument("--budget-s", type=float, default=270.0, help="total wall-clock budget (rows past it are skipped)")
     ap.add_argument("--ncu", default=NCU_DEFAULT, help="ncu executable")
-    ap.add_argument("--only", default="", help="comma-separated case ids (default: all): " + ",".join(CASES))
+    ap.add_argument("--only", default="", help="comma-separated case ids: " + ",".join(CASES))
+    ap.add_argument("--families", default="", help="comma-separated families, or 'pairs' (every FlagGems op and "
+                    "its native op at the pair sizes) or 'flaggems'; with --only, the union (default: all cases)")
+    ap.add_argument("--methods", default=",".join(METHODS),
+                    help="in-process methods: kgb and any of " + ",".join(METHODS[1:]) + " (fewer: faster)")
+    ap.add_argument("--ncu-columns", default=",".join(NCU_COLUMNS),
+                    help="ncu runs: ncu_clean and/or ncu_flush (the speedups need ncu_flush only)")
     ap.add_argument("--chunk", type=int, default=11, help="cases per ncu run")
     ap.add_argument("--work", type=Path, default=Path("/tmp/kgb-ncu"), help="scratch folder for ncu's files")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     ap.add_argument("--plan", type=Path, help=argparse.SUPPRESS)
+    return ap
+
+
+def _split(text: str) -> list[str]:
+    return [x for x in text.split(",") if x]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments; run as the child under ncu, or as the parent that times, profiles and reports."""
+    ap = _parser()
     args = ap.parse_args(argv)
     if args.child:
         child_main(args.child.split(","), args.plan)
         return 0
     if args.out is None:
         ap.error("OUT folder required")
+    methods, columns = _split(args.methods), _split(args.ncu_columns)
+    if "kgb" not in methods or not set(methods) <= set(METHODS) or not set(columns) <= set(NCU_COLUMNS):
+        ap.error(f"--methods must include kgb and name only {METHODS}; --ncu-columns only {NCU_COLUMNS}")
     t0 = time.monotonic()
-    deadline = t0 + args.budget_s
-    ids = [c for c in args.only.split(",") if c] or list(CASES)
-    unknown = [c for c in ids if c not in CASES]
-    if unknown:
-        ap.error(f"unknown cases {unknown}")
+    try:
+        ids = select_cases(_split(args.only), _split(args.families))
+    except ValueError as exc:
+        ap.error(str(exc))
+    missing = flaggems_missing()
+    skip = {cid: missing for cid in ids if CASES[cid].family in FLAGGEMS and missing}
     args.out.mkdir(parents=True, exist_ok=True)
     state = {"before": gpu_state()}
-    print(state["before"], flush=True)
+    print(state["before"] + (f"\nFlagGems cases {missing}" if skip else ""), flush=True)
     # ncu first, while this process has no device context of its own; then the in-process timings.
-    work = args.work
-    work.mkdir(parents=True, exist_ok=True)
-    res = ncu_all(args.ncu, ids, work, t0 + NCU_SHARE * args.budget_s, args.chunk)
-    rows = [_row(CASES[cid], res[cid], deadline) for cid in ids]
-    import torch
-    summary = ratio_summary(rows)
+    args.work.mkdir(parents=True, exist_ok=True)
+    res = ncu_all(args.ncu, [c for c in ids if c not in skip], args.work, t0 + NCU_SHARE * args.budget_s,
+                  args.chunk, columns)
+    rows = [_row(CASES[cid], res.get(cid, {}), t0 + args.budget_s, methods, skip.get(cid, "")) for cid in ids]
     state["after"] = gpu_state()
+    _report(args, rows, state, t0)
+    return 0
+
+
+def _report(args: argparse.Namespace, rows: list[dict[str, Any]], state: dict[str, str], t0: float) -> None:
+    """Print the tables and write timing_vs_ncu.json."""
+    import torch
+
+    summary = ratio_summary(rows)
+    pairs = speedups(rows)
     print(format_table(rows, summary))
-    doc = {"rows": rows, "summary": summary, "done_when": done_when(rows), "gpu": state, "elapsed_s": time.monotonic() - t0,
-           "ncu": args.ncu, "torch": torch.__version__, "ncu_runs": RUNS}
+    if pairs:
+        print("\nFlagGems speedup over the native op (x = native/FlagGems), kgb vs ncu-flush, within 3 %:")
+        print(format_speedups(pairs))
+    dw = done_when(rows)
+    dw["speedups"] = speedup_summary(pairs)
+    print(f"done_when: {dw['in_band']} of {len(dw['kernels'])} kernels >= {dw['floor_us']:g} us in band; "
+          f"speedups within 3 %: {dw['speedups']['within']} of {dw['speedups']['measured']} pairs")
+    doc = {"rows": rows, "summary": summary, "done_when": dw, "gpu": state, "elapsed_s": time.monotonic() - t0,
+           "ncu": args.ncu, "torch": torch.__version__, "ncu_runs": RUNS,
+           "argv": {"only": args.only, "families": args.families, "methods": args.methods,
+                    "ncu_columns": args.ncu_columns, "budget_s": args.budget_s}}
     (args.out / "timing_vs_ncu.json").write_text(json.dumps(doc, indent=1))
     print(f"elapsed {doc['elapsed_s']:.0f}s; wrote {args.out / 'timing_vs_ncu.json'}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -27,6 +27,15 @@ def test_help_runs_without_a_gpu():
     p = subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "--budget-s" in p.stdout and "cache-control" in p.stdout
+    assert "--families" in p.stdout and "--methods" in p.stdout and "--ncu-columns" in p.stdout
+
+
+def test_bad_selections_are_refused_before_any_gpu_work(tmp_path):
+    for extra in (["--families", "flaggems sqrt"], ["--methods", "ksum"], ["--ncu-columns", "ncu_hot"]):
+        p = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "o"), *extra], capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 2 and "error" in p.stderr, (extra, p.stderr)
+    assert not (tmp_path / "o").exists()
 
 
 def test_ncu_command_measures_duration_only_with_free_clocks(b, tmp_path):
@@ -115,13 +124,20 @@ def test_cases_span_families_and_chunks_cover_all(b):
 def test_every_family_builds_and_computes_on_cpu(b):
     """The cases' callables and argument factories, at tiny sizes, give torch's answer (Triton interpreted)."""
     code = f"""
-import importlib.util, sys, torch
+import importlib.util, itertools, math, sys, torch
 spec = importlib.util.spec_from_file_location("bt", {str(SCRIPT)!r}); b = importlib.util.module_from_spec(spec)
 sys.modules["bt"] = b; spec.loader.exec_module(b)
 tiny = {{"torch.add": (300,), "triton add": (300,), "torch.sum": (300,), "copy_": (300,),
-        "torch.mm": (8, "float32"), "triton row sum": (3, 70)}}
+        "torch.mm": (8, "float32"), "triton row sum": (3, 70), "torch.argmax": (300,), "torch.cos": (300,),
+        "torch.softmax": (3, 70), "torch.cumsum": (3, 70), "torch.index_select": (3, 70, 20)}}
 ref = {{"torch.add": lambda x, y: x + y, "triton add": lambda x, y: x + y, "torch.sum": lambda x: x.sum(),
-       "copy_": lambda d, s: s, "torch.mm": lambda x, y: x @ y, "triton row sum": lambda x, d: x.sum(d)}}
+       "copy_": lambda d, s: s, "torch.mm": lambda x, y: x @ y, "triton row sum": lambda x, d: x.sum(d),
+       "torch.argmax": lambda x: torch.tensor(max(range(x.numel()), key=lambda i: x[i].item())),
+       "torch.cos": lambda x: torch.tensor([math.cos(v) for v in x.tolist()]),
+       "torch.softmax": lambda x, d: x.exp() / x.exp().sum(d, keepdim=True),
+       "torch.cumsum": lambda x, d: torch.tensor([list(itertools.accumulate(r)) for r in x.tolist()]),
+       "torch.index_select": lambda x, d, i: torch.stack([x[:, j] for j in i.tolist()], dim=1)}}
+assert set(tiny) == {{f[0] for f in b.FLAGGEMS.values()}} | {{"triton add", "torch.mm", "triton row sum"}}
 for fam, params in tiny.items():
     fn, sets = b.build(b.Case("t", fam, "", params), torch.device("cpu"))
     a, kw = sets(1)
@@ -142,3 +158,127 @@ def test_done_when_checks_every_kernel_of_at_least_10_us(b):
     d = b.done_when(rows)
     assert {k["case"]: k["in_band"] for k in d["kernels"]} == {"short": False, "long": True, "slow": False}
     assert d["in_band"] == 1
+
+
+# ---------------------------------------------------------------- FlagGems pairs
+
+
+def test_every_flaggems_op_has_its_native_op_at_two_shared_sizes(b):
+    cases = b.pair_cases()
+    assert {c.family for c in cases} == set(b.FLAGGEMS) | {v[0] for v in b.FLAGGEMS.values()}
+    assert {"flaggems " + op for op in ("add", "sum", "argmax", "cos", "softmax", "cumsum", "index_select")} <= set(
+        b.FLAGGEMS)
+    for fam, (native, module, attr) in b.FLAGGEMS.items():
+        fg = [c for c in cases if c.family == fam]
+        assert len(fg) == 2 and module.startswith("flag_gems.ops.") and attr
+        for c in fg:
+            (nat,) = [n for n in cases if n.family == native and n.params == c.params]
+            assert nat.size == c.size and c.id == "fg_" + nat.id and b.CASES[c.id] == c and b.CASES[nat.id] == nat
+    assert b.CASES["add_16777216"].family == "torch.add"  # a pair reuses the spread's case of the same size
+
+
+def test_select_cases_by_id_family_and_pairs(b):
+    assert b.select_cases([], []) == list(b.CASES)
+    pairs = b.select_cases([], ["pairs"])
+    assert set(pairs) == {c.id for c in b.pair_cases()} and len(pairs) == 2 * 2 * len(b.FLAGGEMS)
+    assert all(pairs[i + 1] == "fg_" + pairs[i] for i in range(0, len(pairs), 2))  # halves side by side
+    assert b.select_cases(["mm_256_float32"], ["flaggems sum"]) == ["fg_sum_33554432", "fg_sum_134217728",
+                                                                     "mm_256_float32"]
+    assert set(b.select_cases([], ["flaggems"])) == {c.id for c in b.pair_cases() if c.family in b.FLAGGEMS}
+    assert b.select_cases([], ["torch.mm"]) == [c for c in b.CASES if c.startswith("mm_")]
+    with pytest.raises(ValueError, match="flaggems mm"):
+        b.select_cases([], ["flaggems mm"])
+    with pytest.raises(ValueError, match="add_3"):
+        b.select_cases(["add_3"], [])
+
+
+def test_flaggems_is_imported_only_for_its_cases_and_a_failure_says_why(b):
+    import torch
+
+    seen = []
+
+    def no_wheel(name):
+        seen.append(name)
+        raise ModuleNotFoundError(f"No module named {name.split('.')[0]!r}")
+
+    with pytest.raises(b.FlagGemsUnavailable, match=r"flag_gems.ops.cumsum.cumsum: ModuleNotFoundError"):
+        b.build(b.CASES["fg_cumsum_4096x4096"], torch.device("cpu"), import_module=no_wheel)
+    b.build(b.CASES["cumsum_4096x4096"], torch.device("cpu"), import_module=no_wheel)
+    assert seen == ["flag_gems.ops.cumsum"]
+
+
+def test_a_flaggems_case_gets_its_native_pairs_arguments(b):
+    """A stand-in flag_gems (torch's own functions) shows both halves of a pair compute on the same tensors."""
+    import types
+
+    import torch
+
+    fake = types.SimpleNamespace(softmax=lambda x, d: torch.softmax(x, d) * 2, index_select=torch.index_select)
+    for fam, params in (("flaggems softmax", (3, 50)), ("flaggems index_select", (4, 30, 9))):
+        native = b.FLAGGEMS[fam][0]
+        fg_fn, fg_sets = b.build(b.Case("f", fam, "", params), torch.device("cpu"), import_module=lambda _: fake)
+        nat_fn, nat_sets = b.build(b.Case("n", native, "", params), torch.device("cpu"))
+        a, kw = fg_sets(3)
+        na, nkw = nat_sets(3)
+        assert all(x.equal(y) if isinstance(x, torch.Tensor) else x == y for x, y in zip(a, na, strict=True))
+        scale = 2 if fam == "flaggems softmax" else 1
+        torch.testing.assert_close(fg_fn(*a, **kw), scale * nat_fn(*na, **nkw))
+
+
+def test_flaggems_missing_is_found_without_importing_it(b, monkeypatch):
+    monkeypatch.setattr(b.importlib.util, "find_spec", lambda name: None)
+    assert "flag_gems is not installed" in b.flaggems_missing()
+    monkeypatch.setattr(b.importlib.util, "find_spec", lambda name: object())
+    assert b.flaggems_missing() == ""
+
+
+def test_a_case_the_child_skipped_is_not_retried_and_keeps_its_reason(b, monkeypatch, tmp_path):
+    stream, plan = _child_stream(b, [("a", ["randn", "first call"], [[("k", 4000)]] * (b.NCU_WARMUP + b.NCU_CALLS))])
+    plan.append({"case": "fg_x", "error": "skipped: flag_gems.ops.sum.sum: ImportError: no vendor"})
+    got = b.ncu_case_times(b.parse_ncu_csv(_csv(stream)), plan)
+    assert got["a"]["us"] == pytest.approx(4.0)  # the untimed first call's kernels fall outside the measured calls
+    assert got["fg_x"] == {"us": None, "error": "skipped: flag_gems.ops.sum.sum: ImportError: no vendor"}
+    reruns = []
+    monkeypatch.setattr(b, "run_ncu", lambda ncu, cache, ids, work, t: reruns.append(ids) or {
+        ids[0]: {"us": 7.0}})
+    got["b"] = {"us": None, "error": "timeout after 120s"}
+    b._retry_alone("ncu", "none", ["a", "fg_x", "b"], got, tmp_path, b.time.monotonic() + 100, 1)
+    assert reruns == [["b"]] and got["b"]["us"] == 7.0 and got["fg_x"]["us"] is None
+
+
+def _pair_rows(nat_kgb, fg_kgb, nat_ncu, fg_ncu, size="2^25 f32", op="sum"):
+    native = {"add": "torch.add", "sum": "torch.sum"}[op]
+    return [{"case": f"{op}_{size}", "family": native, "size": size, "kgb": nat_kgb, "ncu_flush": nat_ncu},
+            {"case": f"fg_{op}_{size}", "family": f"flaggems {op}", "size": size, "kgb": fg_kgb, "ncu_flush": fg_ncu}]
+
+
+def test_speedups_pair_rows_by_size_and_judge_kgb_against_ncu(b):
+    rows = (_pair_rows(40.0, 20.0, 41.0, 20.0)  # 2.0x by kgb, 2.05x by ncu: ratio 0.976, within
+            + _pair_rows(40.0, 50.0, 40.0, 47.5, size="2^27 f32")  # 0.8x vs 0.842x: ratio 0.95, not within
+            + _pair_rows(8.0, 4.0, 8.0, 4.0, op="add", size="2^20 f32")  # within, but 4 µs: under the floor
+            + _pair_rows(30.0, 20.0, None, 20.0, op="add", size="2^24 f32")  # no ncu time: not judged
+            + [{"case": "fg_sum_x", "family": "flaggems sum", "size": "2^9 f32", "kgb": 5.0, "ncu_flush": 5.0},
+               {"case": "mm", "family": "torch.mm", "size": "2^9 f32", "kgb": 5.0, "ncu_flush": 5.0}])
+    pairs = {(p["op"], p["size"]): p for p in b.speedups(rows)}
+    assert len(pairs) == 5  # one per FlagGems row; torch.mm is no FlagGems op's native
+    p = pairs[("sum", "2^25 f32")]
+    assert p["native"] == "sum_2^25 f32" and p["flaggems"] == "fg_sum_2^25 f32"
+    assert p["kgb_speedup"] == pytest.approx(2.0) and p["ncu_flush_speedup"] == pytest.approx(2.05)
+    assert p["ratio"] == pytest.approx(2.0 / 2.05) and p["within"] is True and p["floor"] is True
+    big = pairs[("sum", "2^27 f32")]
+    assert big["ratio"] == pytest.approx(0.95) and big["within"] is False
+    assert pairs[("add", "2^20 f32")]["within"] is True and pairs[("add", "2^20 f32")]["floor"] is False
+    assert pairs[("add", "2^24 f32")]["ncu_flush_speedup"] is None and pairs[("add", "2^24 f32")]["within"] is None
+    assert pairs[("sum", "2^9 f32")]["native"] is None and pairs[("sum", "2^9 f32")]["within"] is None
+    s = b.speedup_summary(b.speedups(rows))
+    assert (s["measured"], s["within"], s["measured_floor"], s["within_floor"]) == (3, 2, 2, 1)
+    table = b.format_speedups(b.speedups(rows))
+    assert "0.950  NO" in table and "0.976  yes" in table and "(<10us)" in table and len(table.splitlines()) == 7
+
+
+def test_speedups_tolerance_is_three_percent_either_way(b):
+    def within(kgb_fg):
+        return b.speedups(_pair_rows(100.0, kgb_fg, 100.0, 50.0))[0]["within"]
+
+    assert within(50.0 / 1.029) and within(50.0 / 0.971)
+    assert not within(50.0 / 1.031) and not within(50.0 / 0.969)
