@@ -21,16 +21,16 @@ chunk of cases, each with a timeout (a failure costs its chunk, whose cases are 
 one by one while the budget lasts); rows past the time budget are skipped and marked.
 
 FlagGems pairs (issue 18: "the speedup of each FlagGems kernel over the native op by kgb within 3 % of the same
-ratio by ncu"): FlagGems' add, sum, argmax, cos, softmax and cumsum (last dim), index_select (dim 1) and copy_,
-each beside its native op at the same two sizes with the same arguments; `speedups` gives native/FlagGems by
-kgb and by ncu-flush per pair, and whether they agree within 3 % (done_when["speedups"], and a second table).
+ratio by ncu"): FlagGems' add, sum, argmax, cos, softmax and cumsum (last dim) and index_select (dim 1), each
+beside its native op at the same two sizes with the same arguments; `speedups` gives native/FlagGems by kgb and
+by ncu-flush per pair, and whether they agree within 3 % (done_when["speedups"], and a second table).
 flag_gems is imported only for its cases (GEMS_VENDOR=nvidia saves its vendor probe); where it is not
 installed, or does not import, its cases are skipped with a note.
-Cost: an ncu run starts python, torch, CUDA and (FlagGems cases) flag_gems and compiles FlagGems' Triton
-kernels: ~10-20 s; then ~20-30 profiled kernels per case (setup, a first call, 8 flush+call pairs, a
-terminator) at ~10-50 ms each: ~0.3-1.5 s per case and cache mode. In process: kgb ~1-1.5 s per case, each
-other method ~0.5 s more. `--families pairs --methods kgb,ksum --ncu-columns ncu_flush --chunk 16`
-(32 cases: 2 ncu runs ~50-80 s, in-process ~50 s) fits `--budget-s 240`.
+Cost (H200, the 22 spread cases, every method and column: 62 s in all): one ncu run over 11 cases (~215
+profiled kernels, python and CUDA start-up included) took 9-13 s. A FlagGems case adds flag_gems' import and
+its kernels' first compile to the run that meets it first (~10-30 s, a guess; later runs hit Triton's cache).
+In process: kgb ~1 s per case, each other method ~0.5 s more. So `--families pairs` (28 cases) with every
+method and column should take ~100-150 s; `--methods kgb,ksum --ncu-columns ncu_flush` about half.
 Usage (GPU, repo root):  python3 bench/bench_timing_vs_ncu.py OUT_DIR [--budget-s 270] [--ncu PATH] [--only a,b]
                          [--families pairs,torch.mm] [--methods kgb,ksum] [--ncu-columns ncu_flush]
 """
@@ -106,8 +106,9 @@ FLAGGEMS = {
     "flaggems softmax": ("torch.softmax", "flag_gems.ops.softmax", "softmax"),
     "flaggems cumsum": ("torch.cumsum", "flag_gems.ops.cumsum", "cumsum"),
     "flaggems index_select": ("torch.index_select", "flag_gems.ops.index_select", "index_select"),
-    "flaggems copy_": ("copy_", "flag_gems.ops.copy", "copy_"),
 }
+# No copy_ pair: torch's contiguous same-dtype copy_ is a device-to-device memcpy, no kernel, so ncu (which
+# profiles kernels only) has no time for it (the H200 run: copy_'s ncu times are 0).
 
 
 def _flat(stem: str, k: int) -> tuple[str, str, tuple]:
@@ -121,14 +122,12 @@ def pair_cases() -> list[Case]:
         "sum": [_flat("sum", 25), _flat("sum", 27)],  # 128 MB ~ 40 µs; 512 MB ~ 140 µs
         "argmax": [_flat("argmax", 25), _flat("argmax", 27)],
         "cos": [_flat("cos", 23), _flat("cos", 26)],  # 2 x 32 MB ~ 20 µs; 2 x 256 MB ~ 150 µs
-        "copy": [_flat("copy", 23), _flat("copy", 26)],
     }
     for op in ("softmax", "cumsum"):  # along the last dim
         sizes[op] = [(f"{op}_{n}x{n}", f"{n}x{n} f32", (n, n)) for n in (4096, 8192)]
     sizes["index_select"] = [(f"index_select_{n}x{n}", f"{n}x{n}[{n}] f32", (n, n, n)) for n in (4096, 8192)]
     out = []
-    for fam, (native, _, attr) in FLAGGEMS.items():
-        op = "copy" if attr == "copy_" else attr
+    for fam, (native, _, op) in FLAGGEMS.items():
         for cid, size, params in sizes[op]:
             out += [Case(cid, native, size, params), Case(f"fg_{cid}", fam, size, params)]
     return out

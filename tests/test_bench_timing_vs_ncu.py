@@ -137,7 +137,7 @@ ref = {{"torch.add": lambda x, y: x + y, "triton add": lambda x, y: x + y, "torc
        "torch.softmax": lambda x, d: x.exp() / x.exp().sum(d, keepdim=True),
        "torch.cumsum": lambda x, d: torch.tensor([list(itertools.accumulate(r)) for r in x.tolist()]),
        "torch.index_select": lambda x, d, i: torch.stack([x[:, j] for j in i.tolist()], dim=1)}}
-assert set(tiny) == {{f[0] for f in b.FLAGGEMS.values()}} | {{"triton add", "torch.mm", "triton row sum"}}
+assert set(tiny) == {{f[0] for f in b.FLAGGEMS.values()}} | {{"triton add", "torch.mm", "triton row sum", "copy_"}}
 for fam, params in tiny.items():
     fn, sets = b.build(b.Case("t", fam, "", params), torch.device("cpu"))
     a, kw = sets(1)
