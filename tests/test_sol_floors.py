@@ -145,3 +145,56 @@ def test_an_optional_tensor_left_out_reads_nothing():
     assert evaluate_cost("nbytes(self) + nbytes(weight)", {"self": x}, None) == 16
     with pytest.raises(CostError, match="unknown name 'weight'"):
         evaluate_cost("self.nbytes + weight.nbytes", {"self": x}, None)
+
+
+def test_scatter_reads_src_only_where_index_points():
+    # the curated default workload: src is [4096, 4096] but index [4096, 1] uses one column of it
+    rows, cols = 1024, 1024
+    self_, src = torch.randn(rows, cols), torch.randn(rows, cols)
+    index = torch.randint(0, cols, (rows, 1))
+    schema = ("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", "indexing")
+    c = _cost(*schema, {"self": self_, "dim": 1, "index": index, "src": src, "reduce": "add"},
+              lambda **a: torch.scatter(a["self"], a["dim"], a["index"], a["src"], reduce=a["reduce"]))
+    assert c["reads"] == self_.nbytes + index.nbytes + rows * 4 and c["writes"] == self_.nbytes
+    # without a reduction the overwritten elements of self need not be read
+    c = _cost("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", "indexing",
+              {"self": self_, "dim": 1, "index": index, "src": src},
+              lambda **a: torch.scatter(a["self"], a["dim"], a["index"], a["src"]))
+    assert c["reads"] == self_.nbytes - rows * 4 + index.nbytes + rows * 4
+
+
+def test_selecting_ops_read_self_only_at_what_they_select():
+    self_, index = torch.randn(1024, 1024), torch.randint(0, 1024, (1024, 1))
+    c = _cost("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", "indexing",
+              {"self": self_, "dim": 1, "index": index}, lambda **a: torch.gather(a["self"], 1, a["index"]))
+    assert c["reads"] == index.nbytes + 1024 * 4 < self_.nbytes
+    rows = index[:16].flatten()
+    c = _cost("index_select(Tensor self, int dim, Tensor index) -> Tensor", "indexing",
+              {"self": self_, "dim": 0, "index": rows}, lambda **a: torch.index_select(a["self"], 0, a["index"]))
+    assert c["reads"] == rows.nbytes + 16 * 1024 * 4
+
+
+def test_index_tensor_reads_the_indexed_rows():
+    self_, idx = torch.randn(4096, 256), torch.randint(0, 4096, (64,))
+    c = _cost("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", "indexing", {"self": self_, "indices": [idx]},
+              lambda **a: a["self"][a["indices"][0]])
+    assert c["reads"] == idx.nbytes + 64 * 256 * 4
+
+
+def test_rrelu_backward_reads_two_of_its_three_tensors():
+    g, s, noise = _x(), _x(), _x()
+    c = _cost("rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, "
+              "bool training, bool self_is_result) -> Tensor", "activation",
+              {"grad_output": g, "self": s, "noise": noise, "lower": 0.125, "upper": 1 / 3, "training": False,
+               "self_is_result": False},
+              lambda **a: torch.ops.aten.rrelu_with_noise_backward(*a.values()))
+    assert (c["reads"], c["writes"]) == (2 * MB, MB)
+
+
+def test_pad_backward_reads_the_gradient_not_self():
+    g, s = torch.randn(8, 64, 132), torch.randn(8, 64, 128)
+    c = _cost("reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor", "padding",
+              {"grad_output": g, "self": s, "padding": [2, 2]},
+              lambda **a: torch.ops.aten.reflection_pad1d_backward(a["grad_output"], a["self"], a["padding"]))
+    assert (c["reads"], c["writes"]) == (g.nbytes, s.nbytes)
+
