@@ -77,6 +77,20 @@ def test_templates_fit_the_parameter_kind():
     assert args["self"]["shape"] == [13, 24]
 
 
+def test_a_factory_ops_device_is_always_the_device_under_test():
+    # left to its default (None), torch.full builds on the CPU: a kernel under test on a GPU then gets a
+    # CPU tensor to fill, and the reference times a CPU op (FlagGems' full failed so on the H200)
+    params = [
+        {"name": "size", "kind": "int_list", "default": None, "optional": False, "direction": "in"},
+        {"name": "fill_value", "kind": "scalar", "default": None, "optional": False, "direction": "in"},
+        {"name": "dtype", "kind": "scalar_type", "default": "None", "optional": True, "direction": "in"},
+        {"name": "device", "kind": "device", "default": "None", "optional": True, "direction": "in"},
+    ]
+    args = template_args("full", "", "creation", params, "performance")
+    assert args["device"] == {"kind": "device", "value": None}
+    assert "dtype" not in args  # other defaults still apply
+
+
 def test_out_tensors_are_shaped_by_the_functional_overload():
     t = {"kind": "tensor", "shape": [5, 7], "dtype": "float32", "init": {"dist": "normal"}}
     outs = out_specs("sort", {"self": t}, ["values", "indices"])

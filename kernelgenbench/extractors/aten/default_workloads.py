@@ -88,6 +88,10 @@ def _generic(p: Mapping[str, Any], category: str, dims: Mapping[str, int], dtype
     cat = load("workloads").get("categories", {}).get(category, {})
     shape = [resolve_dim(s, dims) for s in cat.get("shape", load("workloads")["default_shape"])]
     kind = p["kind"]
+    if kind == "device":
+        # Always given: left to its default (None) a factory op would build on the CPU, not the device under
+        # test (the evaluator reads a null device as its own).
+        return {"kind": "device", "value": None}
     if p["default"] is not None or kind == "generator":
         return None
     if kind == "tensor":
@@ -106,8 +110,6 @@ def _generic(p: Mapping[str, Any], category: str, dims: Mapping[str, int], dtype
         return {"kind": "value", "value": shape}
     if kind == "scalar_type":
         return {"kind": "dtype", "value": dtype}
-    if kind == "device":
-        return {"kind": "device", "value": None}
     raise KgbError(f"no default workload rule for a {kind} parameter {p['name']!r}; add a template")
 
 
