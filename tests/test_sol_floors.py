@@ -129,6 +129,11 @@ def test_native_fill_and_copy_are_not_below_their_floors_on_the_device():
     dev = torch.device("cuda")
     ceil = device_ceilings(dev, refresh=True)
     assert ceil.read_bytes_per_s > 0 and ceil.write_bytes_per_s > 0
+    # TF32 always; on a device with int8 and float8 tensor cores (Hopper) those rates beat bfloat16's
+    rates = ceil.matrix_flops_per_s
+    assert rates["tfloat32"] > rates["float32"]
+    if torch.cuda.get_device_capability(dev) >= (9, 0):
+        assert rates["int8"] > rates["bfloat16"] and rates["float8_e4m3fn"] > rates["bfloat16"]
     n = 16 << 20
     cfg = TimingConfig(reps=50)
     fill = time_callable(lambda x: x.zero_(), lambda i: ((torch.empty(n, device=dev),), {}), device=dev, config=cfg)
@@ -198,3 +203,23 @@ def test_pad_backward_reads_the_gradient_not_self():
               lambda **a: torch.ops.aten.reflection_pad1d_backward(a["grad_output"], a["self"], a["padding"]))
     assert (c["reads"], c["writes"]) == (g.nbytes, s.nbytes)
 
+
+def test_a_matrix_floor_assumes_the_fastest_rate_its_operands_allow():
+    from kernelgenbench.evaluator.sol import matrix_dtype, matrix_rate
+
+    ceil = Ceilings("dev", copy_bytes_per_s=4e12, vector_flops_per_s=5e13, torch_version="x",
+                    matrix_flops_per_s={"bfloat16": 8e14, "float32": 5e13, "tfloat32": 4e14, "int8": 1.6e15,
+                                        "float8_e4m3fn": 1.5e15})
+    # vLLM's cutlass_scaled_mm: int8 operands, float32 scales, a bfloat16 output
+    args = {"out": torch.empty(64, 64, dtype=torch.bfloat16), "a": torch.zeros(64, 128, dtype=torch.int8),
+            "b": torch.zeros(128, 64, dtype=torch.int8), "a_scales": torch.ones(64, 1), "b_scales": torch.ones(1, 64)}
+    assert matrix_dtype(args, ceil) == "int8"
+    args["a"], args["b"] = args["a"].to(torch.float8_e4m3fn), args["b"].to(torch.float8_e4m3fn)
+    assert matrix_dtype(args, ceil) == "float8_e4m3fn"
+    # float32 operands may run through TF32 (tl.dot's default): the floor takes that rate
+    assert matrix_dtype({"self": torch.ones(4, 4), "mat2": torch.ones(4, 4)}, ceil) == "float32"
+    assert matrix_rate(ceil, "float32") == 4e14
+    # a dtype the device has no measured rate for: bfloat16's
+    assert matrix_rate(ceil, "float8_e5m2") == 8e14
+    cost = {"flops": 2 * 4096**3, "bytes": 0.0, "unit": "matrix"}
+    assert floor_us(cost, ceil, "int8")[0] == pytest.approx(2 * 4096**3 / 1.6e15 * 1e6)

@@ -93,17 +93,51 @@ def measure_write_bandwidth(device: torch.device, nbytes: int = 4 << 30) -> floa
     return nbytes / (best * 1e-6)
 
 
-def measure_matrix_rate(device: torch.device, dtype: torch.dtype, n: int = 8192) -> float:
-    """FLOP/s of an n x n x n matrix product in `dtype` on random data (TF32 off for float32)."""
+def measure_matrix_rate(device: torch.device, dtype: torch.dtype, n: int = 8192, *, tf32: bool = False) -> float:
+    """FLOP/s of an n x n x n matrix product in `dtype` on random data (TF32 only where asked, for float32)."""
     a = torch.randn(n, n, device=device).to(dtype)
     b = torch.randn(n, n, device=device).to(dtype)
     saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = tf32
     try:
         us = _events_us(lambda: torch.mm(a, b), device, warmup=3, reps=10)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = saved
     return 2 * n**3 / (us * 1e-6)
+
+
+def measure_low_precision_rate(device: torch.device, dtype: str, n: int = 8192) -> float | None:
+    """FLOP/s of an n x n x n int8 (torch._int_mm) or float8 (torch._scaled_mm) product; None where the
+    device or this torch has no such product."""
+    try:
+        a = torch.randn(n, n, device=device)
+        b = torch.randn(n, n, device=device)
+        if dtype == "int8":
+            a8, b8 = a.to(torch.int8), b.to(torch.int8)
+            fn = lambda: torch._int_mm(a8, b8)  # noqa: E731
+        else:
+            one = torch.ones((), device=device)
+            a8, b8 = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype)).t().contiguous().t()
+            fn = lambda: torch._scaled_mm(a8, b8, one, one, out_dtype=torch.bfloat16)  # noqa: E731
+        fn()
+        us = _events_us(fn, device, warmup=3, reps=10)
+    except (RuntimeError, TypeError, AttributeError):
+        return None
+    return 2 * n**3 / (us * 1e-6)
+
+
+# Matrix rates beyond the plain dtypes: float32 through TF32 (tl.dot's default for float32 operands),
+# int8 and float8 tensor-core products. A floor must assume the fastest of them that its operands allow.
+_EXTRA_RATES = ("tfloat32", "int8", "float8_e4m3fn", "float8_e5m2")
+
+
+def measure_extra_rates(device: torch.device) -> dict[str, float]:
+    """The `_EXTRA_RATES` this device and torch can run, in FLOP/s."""
+    rates = {"tfloat32": measure_matrix_rate(device, torch.float32, 4096, tf32=True)}
+    for name in _EXTRA_RATES[1:]:
+        if (rate := measure_low_precision_rate(device, name)) is not None:
+            rates[name] = rate
+    return rates
 
 
 def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Ceilings:
@@ -112,11 +146,13 @@ def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Cei
     path = _cache_file(dev)
     if path.exists() and not refresh:
         cached = Ceilings(**json.loads(path.read_text()))
-        if cached.read_bytes_per_s and cached.write_bytes_per_s:
+        if cached.read_bytes_per_s and cached.write_bytes_per_s and "tfloat32" in cached.matrix_flops_per_s:
             return cached
-        # Written before read and write ceilings were measured: add them, keep the rest.
-        ceil = Ceilings(**{**cached.to_dict(), "read_bytes_per_s": measure_read_bandwidth(dev),
-                           "write_bytes_per_s": measure_write_bandwidth(dev)})
+        # Written before the read and write ceilings or the extra matrix rates were measured: add them.
+        ceil = Ceilings(**{**cached.to_dict(),
+                           "read_bytes_per_s": cached.read_bytes_per_s or measure_read_bandwidth(dev),
+                           "write_bytes_per_s": cached.write_bytes_per_s or measure_write_bandwidth(dev),
+                           "matrix_flops_per_s": {**measure_extra_rates(dev), **cached.matrix_flops_per_s}})
         path.write_text(json.dumps(ceil.to_dict(), indent=1))
         return ceil
     rates = {name: measure_matrix_rate(dev, getattr(torch, name), n)
@@ -124,7 +160,7 @@ def device_ceilings(device: str | torch.device, *, refresh: bool = False) -> Cei
     ceil = Ceilings(
         device_name=getattr(torch, dev.type).get_device_name(dev),
         copy_bytes_per_s=measure_copy_bandwidth(dev),
-        matrix_flops_per_s=rates,
+        matrix_flops_per_s={**rates, **measure_extra_rates(dev)},
         # Without tensor cores a float32 product runs at the FMA rate: the vector ceiling.
         vector_flops_per_s=rates["float32"],
         torch_version=torch.__version__,

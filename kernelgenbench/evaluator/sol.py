@@ -22,6 +22,26 @@ def _compute_dtype(args: Mapping[str, Any]) -> str:
     return {"complex64": "float32", "complex128": "float64"}.get(name, name)
 
 
+# The matrix rates a product whose operands are of a dtype may run at: float32 operands through TF32.
+_MATRIX_RATES_OF = {"float32": ("float32", "tfloat32")}
+
+
+def matrix_rate(ceilings: Ceilings, dtype: str) -> float:
+    """The fastest measured matrix rate for operands of `dtype` (bfloat16's where the dtype has none)."""
+    rates = ceilings.matrix_flops_per_s
+    got = [rates[k] for k in _MATRIX_RATES_OF.get(dtype, (dtype,)) if k in rates]
+    return max(got) if got else rates.get("bfloat16", 0.0)
+
+
+def matrix_dtype(args: Mapping[str, Any], ceilings: Ceilings) -> str:
+    """Of the dtypes of a matrix product's tensor arguments, the one with the fastest measured rate: int8 or
+    float8 operands next to a bfloat16 output or float32 scales run at the int8 or float8 rate, and a floor
+    must assume the fastest the operands allow."""
+    names = {str(t.dtype).removeprefix("torch.") for v in args.values() for t in flatten_tensors(v)}
+    known = [n for n in names if n in ceilings.matrix_flops_per_s or n in _MATRIX_RATES_OF]
+    return max(known, key=lambda n: matrix_rate(ceilings, n)) if known else _compute_dtype(args)
+
+
 def floor_us(cost: Mapping[str, Any], ceilings: Ceilings, dtype: str) -> tuple[float, str]:
     """The time floor in µs and what bounds it ('memory' or 'compute').
 
@@ -33,7 +53,7 @@ def floor_us(cost: Mapping[str, Any], ceilings: Ceilings, dtype: str) -> tuple[f
     else:
         mem = cost["bytes"] / ceilings.copy_bytes_per_s
     if cost["unit"] == "matrix":
-        rate = ceilings.matrix_flops_per_s.get(dtype, ceilings.matrix_flops_per_s.get("bfloat16", 0.0))
+        rate = matrix_rate(ceilings, dtype)
     else:
         rate = ceilings.vector_flops_per_s
     comp = cost["flops"] / rate if rate else 0.0
@@ -52,7 +72,7 @@ def speed_of_light(task: Task, args: Mapping[str, Any], outputs: Any, *, device:
     if cost is None:
         return {"available": False, "reason": f"{task.id} has no cost model"}
     ceil = ceilings or device_ceilings(device)
-    dtype = _compute_dtype(args)
+    dtype = matrix_dtype(args, ceil) if cost["unit"] == "matrix" else _compute_dtype(args)
     floor, bound = floor_us(cost, ceil, dtype)
     return {"available": True, **cost, "dtype": dtype, "floor_us": floor, "bound": bound,
             "copy_bytes_per_s": ceil.copy_bytes_per_s, "read_bytes_per_s": ceil.read_bytes_per_s,
