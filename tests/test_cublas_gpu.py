@@ -38,7 +38,12 @@ def _curated_tasks() -> list[Task]:
 
 @pytest.fixture(scope="module")
 def tasks() -> dict[str, Task]:
-    return {t.name: t for t in _curated_tasks()}
+    from kernelgenbench.errors import NetworkUnavailable
+
+    try:
+        return {t.name: t for t in _curated_tasks()}
+    except NetworkUnavailable as exc:  # an offline GPU machine: set KGB_CUBLAS_RECORDS to records made elsewhere
+        pytest.skip(f"{exc}; set KGB_CUBLAS_RECORDS to an extracted cuBLAS records file")
 
 
 def test_saxpy_negative_increment_and_dot_result(tasks: dict[str, Task]) -> None:
