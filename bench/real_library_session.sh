@@ -68,6 +68,8 @@ direct_shard() {  # direct_shard K DEADLINE; a CUDA error (exit 3) or a crash: r
 
 # ATen records from this machine's torch (what FlagGems registers against); if that fails, the ones made
 # by --prepare from the development machine's torch.
+# ATEN_RECORDS=prepared: use those directly (a short follow-up run).
+[[ ${ATEN_RECORDS:-} == prepared ]] && cp .kgb_real/aten_curated_prepared.jsonl "$W/aten.jsonl" ||
 step aten-records 90 "${KGB[@]}" extract aten --only-curated --out "$W/aten.jsonl" --no-progress ||
   { echo "using .kgb_real/aten_curated_prepared.jsonl instead"; cp .kgb_real/aten_curated_prepared.jsonl "$W/aten.jsonl"; }
 step dataset 30 "${CORPUS[@]}" dataset --tasks "$W/aten.jsonl" .kgb_real/vllm_0.13.0_curated.jsonl --config ms \
