@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kernelgenbench.extractors.aten import default_workloads
-from kernelgenbench.extractors.aten.data_files import load
+from kernelgenbench.extractors.aten.data_files import load, root_name
 from kernelgenbench.trace import data as trace_data
 from kernelgenbench.trace.data import PHASE_WORDS
 
@@ -32,10 +32,6 @@ _INDEXED = {("embedding", "indices"): ("weight", 0), ("gather", "index"): ("self
             ("scatter_add", "index"): ("self", "dim"), ("index_add", "index"): ("self", "dim")}
 _LIST_INDEXED = {"index", "index_put", "_index_put_impl"}
 _UNIQUE = {"index_put", "_index_put_impl"}
-
-
-def _root(name: str) -> str:
-    return name[:-1] if name.endswith("_") and not name.endswith("__") else name
 
 
 def _template_init(name: str, overload: str, param: str) -> dict[str, Any] | None:
@@ -104,7 +100,7 @@ def _arg(rec: Mapping[str, Any], p: Mapping[str, Any], desc: Mapping[str, Any],
          args: Mapping[str, Any]) -> dict[str, Any] | None:
     """One workload argument from its trace descriptor, or None when the two do not fit together."""
     kind, name = p["kind"], p["name"]
-    root = _root(rec["name"])
+    root = root_name(rec["name"])
     if "tensor" in desc and kind in ("tensor", "optional_tensor"):
         init = _index_init(root, name, args, 0) or _template_init(rec["name"], rec["overload"], name)
         return _tensor(desc["tensor"], init)
