@@ -11,7 +11,7 @@ normal(0, 1).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from kernelgenbench.extractors.aten import default_workloads
@@ -168,8 +168,3 @@ def _calls(shape: Mapping[str, Any]) -> str:
     per = " / ".join(PHASE_WORDS[p] for p in trace_data.shape_phases(shape))
     return f"{shape['calls']} calls per {per} over {', '.join(shape['models'])}"
 
-
-def traced_overloads(names: Sequence[str]) -> list[str]:
-    """Which of these overload names the trace calls."""
-    ops = trace_data.load()["ops"]
-    return [n for n in names if n in ops]
