@@ -8,12 +8,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from kernelgenbench.datafiles import data_text
 from kernelgenbench.errors import KgbError
 
 DATA_FILE = "aten_trace.json"
@@ -117,5 +117,4 @@ def read(path: Path) -> dict[str, Any]:
 @functools.cache
 def load() -> dict[str, Any]:
     """The committed trace summary (validated once per process)."""
-    path = resources.files("kernelgenbench.data") / DATA_FILE
-    return validate(json.loads(path.read_text()), f"kernelgenbench/data/{DATA_FILE}")
+    return validate(json.loads(data_text(DATA_FILE)), f"kernelgenbench/data/{DATA_FILE}")
