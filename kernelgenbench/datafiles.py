@@ -108,13 +108,19 @@ def load_data_file(name: str) -> DataFile:
     return parse_yaml(text, f"{_DISPLAY_DIR}/{name}")
 
 
-def load_data(name: str, *, top: type | None = None) -> Any:
-    """A private copy of kernelgenbench/data/<name>'s data; with `top`, its top level must be of that type."""
+def load_data_copy(name: str, *, top: type | None = None) -> DataFile:
+    """kernelgenbench/data/<name> with a private copy of its data (key lines kept); with `top`, its top level
+    must be of that type."""
     df = load_data_file(name)
     if top is not None and not isinstance(df.data, top):
         raise SourceParseError(f"expected a {'mapping' if top is dict else top.__name__} at the top level",
                                at=Location(df.file, 1))
-    return copy.deepcopy(df.data)
+    return DataFile(df.file, copy.deepcopy(df.data), df.lines)
+
+
+def load_data(name: str, *, top: type | None = None) -> Any:
+    """A private copy of kernelgenbench/data/<name>'s data; with `top`, its top level must be of that type."""
+    return load_data_copy(name, top=top).data
 
 
 def data_text(name: str) -> str:

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from kernelgenbench.datafiles import DataFile, check_keys, load_data, load_data_file
+from kernelgenbench.datafiles import DataFile, check_keys, load_data_copy
 
 COMPARE_KEYS = ("targets", "mode", "upstream")
 COMPARE_OPTIONAL = ("source", "dim", "distinct", "unless", "needs", "not_with", "validator", "segments")
@@ -53,9 +53,9 @@ def check(name: str, df: DataFile) -> None:
 @functools.cache
 def load(name: str) -> dict[str, Any]:
     """The parsed YAML of kernelgenbench/data/aten_<name>.yaml, its curated entries checked."""
-    data = load_data(f"aten_{name}.yaml", top=dict)
-    check(name, load_data_file(f"aten_{name}.yaml"))
-    return data
+    df = load_data_copy(f"aten_{name}.yaml", top=dict)
+    check(name, df)
+    return df.data
 
 
 def curated_names() -> tuple[str, ...]:

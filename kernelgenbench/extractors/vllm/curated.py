@@ -8,7 +8,6 @@ missing fields are problems naming file:line); a bad entry is reported and left 
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
 import functools
 from collections.abc import Mapping
@@ -18,12 +17,11 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from kernelgenbench.datafiles import DataFile, check_keys, load_data_file
+from kernelgenbench.datafiles import DATA_PACKAGE, DataFile, check_keys, load_data, load_data_copy
 from kernelgenbench.errors import SourceParseError
 from kernelgenbench.locations import Location
 from kernelgenbench.reference_impls.inline import self_contained
 
-_DATA = "kernelgenbench.data"
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
 _OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
              "compare", "revisions", "removed")
@@ -134,14 +132,6 @@ class CuratedData:
         return next((n for n, ops in self.names.items() if op in ops), None)
 
 
-def _load_yaml(name: str) -> DataFile:
-    """A curated file of kernelgenbench/data, with key lines; its top level must be a mapping."""
-    df = load_data_file(name)
-    if not isinstance(df.data, dict):
-        raise SourceParseError("expected a mapping at the top", at=Location(df.file, 1))
-    return DataFile(df.file, copy.deepcopy(df.data), df.lines)  # entries keep their own copies
-
-
 def module_source(module: str) -> str:
     """The text of a kernelgenbench module, read as package data (the module is not imported), with the shared
     helpers it imports written into it (a record's code imports only torch)."""
@@ -216,19 +206,19 @@ def _revision(op: str, df: DataFile, i: int, defined: frozenset[str], module: st
 
 def curated_files() -> list[str]:
     """The vllm_curated_*.yaml files shipped in kernelgenbench/data, sorted."""
-    return sorted(p.name for p in resources.files(_DATA).iterdir()
+    return sorted(p.name for p in resources.files(DATA_PACKAGE).iterdir()
                   if p.name.startswith("vllm_curated_") and p.name.endswith(".yaml") and p.name != "vllm_curated_names.yaml")
 
 
 def curated_names() -> dict[str, tuple[str, ...]]:
     """The 50 curated names and the registered ops each stands for."""
-    data = _load_yaml("vllm_curated_names.yaml").data
+    data = load_data("vllm_curated_names.yaml", top=dict)
     return {name: tuple(ops or (name,)) for name, ops in data["curated"].items()}
 
 
 def checked_revisions() -> tuple[str, ...]:
     """The vLLM releases the curated references were checked against, oldest first."""
-    data = _load_yaml("vllm_curated_names.yaml").data
+    data = load_data("vllm_curated_names.yaml", top=dict)
     return tuple(sorted((str(v) for v in data.get("checked_revisions") or ()), key=Version))
 
 
@@ -237,7 +227,7 @@ def parse_curated(df: DataFile) -> tuple[dict[str, CuratedEntry], list[str]]:
     entries: dict[str, CuratedEntry] = {}
     problems: list[str] = []
     if not isinstance(df.data, dict):
-        return entries, [f"{Location(df.file, 1)}: expected a mapping at the top"]
+        return entries, [Location(df.file, 1).message("expected a mapping at the top level")]
     for op in df.data.get("ops") or {}:
         try:
             entries[op] = _entry(op, df, df.file.rsplit("/", 1)[-1])
@@ -252,7 +242,7 @@ def load_curated_data() -> CuratedData:
     problems: list[str] = []
     for file in curated_files():
         try:
-            df = _load_yaml(file)
+            df = load_data_copy(file, top=dict)  # entries keep their own copies
         except SourceParseError as exc:
             problems.append(str(exc))
             continue
