@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernelgenbench.dataset.record import Purpose, WorkloadStatus
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import KgbError
 from kernelgenbench.extractors.aten import default_workloads, out_workloads, trace_workloads
@@ -65,11 +66,9 @@ def _noop(stage: str, total: int) -> Callable[[], None]:
 
 def _status(workloads: list[dict[str, Any]], reasons: list[str]) -> dict[str, str]:
     purposes = {w["purpose"] for w in workloads}
-    if purposes == {"correctness", "performance"}:
-        return {"state": "ok", "reason": ""}
-    missing = [p for p in ("correctness", "performance") if p not in purposes]
+    missing = [p for p in (Purpose.CORRECTNESS, Purpose.PERFORMANCE) if p not in purposes]
     reason = "; ".join(dict.fromkeys(reasons)) or f"no {' or '.join(missing)} workload"
-    return {"state": "partial" if purposes else "none", "reason": reason}
+    return WorkloadStatus.of(purposes, reason).to_dict()
 
 
 class _Workloads:

@@ -18,8 +18,10 @@ from kernelgenbench.dataset.record import (
     Code,
     Param,
     Provenance,
+    Purpose,
     Return,
     Semantics,
+    WorkloadStatus,
 )
 from kernelgenbench.extractors.vllm.curated import CuratedEntry, module_source
 from kernelgenbench.extractors.vllm.guards import platforms_for
@@ -130,12 +132,9 @@ def _returns(schema: ParsedSchema) -> list[dict[str, Any]]:
 
 def _workload_status(workloads: Sequence[Mapping[str, Any]], reason_none: str) -> dict[str, str]:
     purposes = {w["purpose"] for w in workloads}
-    if purposes == {"correctness", "performance"}:
-        return {"state": "ok", "reason": ""}
-    if purposes:
-        missing = ({"correctness", "performance"} - purposes).pop()
-        return {"state": "partial", "reason": f"no {missing} workload: {reason_none}"}
-    return {"state": "none", "reason": reason_none}
+    missing = sorted({Purpose.CORRECTNESS, Purpose.PERFORMANCE} - purposes)
+    reason = f"no {missing[0]} workload: {reason_none}" if purposes and missing else reason_none
+    return WorkloadStatus.of(purposes, reason).to_dict()
 
 
 @dataclass(frozen=True)
