@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 from kernelgenbench import __version__
 from kernelgenbench.dataset.schema import validate_record
-from kernelgenbench.reference_impls.inline import self_contained
+from kernelgenbench.extractors.module_code import module_source
 
 ATEN_IDS = ["aten/add.Tensor", "aten/add_.Tensor", "aten/mul.Tensor", "aten/mm", "aten/sum.dim_IntList",
             "aten/_softmax", "aten/bernoulli.p"]
 
 
 def _module(name: str) -> str:
-    return self_contained((resources.files("kernelgenbench.reference_impls") / f"{name}.py").read_text())
+    return module_source(f"kernelgenbench.reference_impls.{name}")
 
 
 def _param(name, type_, kind, *, mutable=False, direction="in", dtype=None, alias=None):

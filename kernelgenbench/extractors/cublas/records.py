@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import kernelgenbench
@@ -17,7 +15,7 @@ from kernelgenbench.extractors.cublas.directions import Direction, ParamFacts, P
 from kernelgenbench.extractors.cublas.headers import HeaderSet
 from kernelgenbench.extractors.cublas.parse import Header, Prototype, parse_header
 from kernelgenbench.extractors.cublas.tasks_file import curated_names, tasks_data
-from kernelgenbench.reference_impls.inline import self_contained
+from kernelgenbench.extractors.module_code import module_code
 
 _REF_PACKAGE = "kernelgenbench.reference_impls"
 _INPUTS_MODULE = "cublas_inputs"
@@ -47,13 +45,6 @@ class Extraction:
     header: Header
     records: tuple[dict[str, Any], ...]
     failures: tuple[str, ...] = field(default=())
-
-
-
-
-@functools.cache
-def _module_source(module: str) -> str:
-    return self_contained(resources.files(_REF_PACKAGE).joinpath(f"{module}.py").read_text())
 
 
 def extract(headers: HeaderSet) -> Extraction:
@@ -215,10 +206,8 @@ def _add_benchmark(rec: dict[str, Any], name: str, cand: list[ParamFacts]) -> No
     acc = tol["base"][base["dtype"]] * math.sqrt(k)
     rec["tolerance"] = {dt: {"atol": max(tol["floor"][dt], acc), "rtol": max(tol["floor"][dt], acc)}
                         for dt in sorted(out_dtypes)}
-    rec["reference"] = {"module": f"{_REF_PACKAGE}.{spec['module']}", "function": name,
-                        "code": _module_source(spec["module"])}
-    rec["inputs"] = {"module": f"{_REF_PACKAGE}.{_INPUTS_MODULE}", "function": spec["inputs"],
-                     "code": _module_source(_INPUTS_MODULE)}
+    rec["reference"] = module_code(f"{_REF_PACKAGE}.{spec['module']}", name)
+    rec["inputs"] = module_code(f"{_REF_PACKAGE}.{_INPUTS_MODULE}", spec["inputs"])
     rec["workloads"] = workloads
     purposes = {w["purpose"] for w in workloads}
     rec["workload_status"] = ({"state": "ok", "reason": ""} if purposes == {"correctness", "performance"}

@@ -19,8 +19,8 @@ from packaging.version import InvalidVersion, Version
 
 from kernelgenbench.datafiles import DATA_PACKAGE, DataFile, check_keys, load_data, load_data_copy
 from kernelgenbench.errors import SourceParseError
+from kernelgenbench.extractors.module_code import module_source
 from kernelgenbench.locations import Location
-from kernelgenbench.reference_impls.inline import self_contained
 
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
 _OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
@@ -130,16 +130,6 @@ class CuratedData:
         """The curated name an op (under its curated or its later name) stands for, or None."""
         op = self.aliases.get(op, op) if op not in self.entries else op
         return next((n for n, ops in self.names.items() if op in ops), None)
-
-
-def module_source(module: str) -> str:
-    """The text of a kernelgenbench module, read as package data (the module is not imported), with the shared
-    helpers it imports written into it (a record's code imports only torch)."""
-    package, _, leaf = module.rpartition(".")
-    try:
-        return self_contained((resources.files(package) / f"{leaf}.py").read_text(encoding="utf-8"))
-    except (ModuleNotFoundError, FileNotFoundError):
-        raise SourceParseError(f"module {module} not found") from None
 
 
 @functools.cache

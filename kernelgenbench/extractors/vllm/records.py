@@ -15,7 +15,6 @@ from kernelgenbench.datafiles import load_data
 from kernelgenbench.dataset.record import (
     RECORD_VERSION,
     Benchmark,
-    Code,
     Param,
     Provenance,
     Purpose,
@@ -23,7 +22,8 @@ from kernelgenbench.dataset.record import (
     Semantics,
     WorkloadStatus,
 )
-from kernelgenbench.extractors.vllm.curated import CuratedEntry, module_source
+from kernelgenbench.extractors.module_code import module_code
+from kernelgenbench.extractors.vllm.curated import CuratedEntry
 from kernelgenbench.extractors.vllm.guards import platforms_for
 from kernelgenbench.extractors.vllm.registrations import CATCH_ALL, OpDef, OpImpl
 from kernelgenbench.extractors.vllm.schemas import ParsedSchema, canonical_schema, split_top_level
@@ -245,12 +245,11 @@ def _curated_parts(inp: RecordInput, m: _Match) -> dict[str, Any]:
     """The fields the curated entry decides: category, semantics, reference, inputs, tolerance, cost."""
     entry, rules = inp.entry, category_rules()
     used = entry if m.ok else None
-    code = lambda fn: Code(entry.module, fn, module_source(entry.module)).to_dict()  # noqa: E731
     return {
         "category": entry.category if entry else rules.category(inp.op.name),
         "semantics": entry.semantics if entry else Semantics.DETERMINISTIC.value,
-        "reference": code(used.function) if used else None,
-        "inputs": code(used.inputs) if used and used.inputs else None,
+        "reference": module_code(used.module, used.function) if used else None,
+        "inputs": module_code(used.module, used.inputs) if used and used.inputs else None,
         "tolerance": {k: {kk: float(vv) for kk, vv in v.items()} for k, v in
                       (entry.tolerance if entry else rules.default_tolerance).items()},
         "cost": dict(used.cost) if used and used.cost else None,
