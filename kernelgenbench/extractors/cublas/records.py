@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kernelgenbench
+from kernelgenbench.dataset.record import RECORD_VERSION, Param, Provenance
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import KgbError
 from kernelgenbench.extractors.cublas.classify import Classification, classify, families_data
@@ -85,12 +86,10 @@ def _param(f: ParamFacts) -> dict[str, Any]:
         Passing.INT: "integer",
         Passing.OTHER: "host value or pointer (not part of the candidate convention)",
     }[f.passing]
-    return {
-        "name": f.param.name, "type": str(f.param.type) + ("[]" if f.param.array else ""), "kind": f.kind,
-        "dtype": f.dtype if f.passing in (Passing.DEVICE_TENSOR, Passing.DEVICE_TENSOR_LIST) else None,
-        "mutable": f.direction is not Direction.IN, "alias": None, "optional": False, "default": None,
-        "keyword_only": False, "direction": f.direction.value, "description": what,
-    }
+    return Param(f.param.name, str(f.param.type) + ("[]" if f.param.array else ""), f.kind,
+                 mutable=f.direction is not Direction.IN, optional=False, default=None, keyword_only=False,
+                 dtype=f.dtype if f.passing in (Passing.DEVICE_TENSOR, Passing.DEVICE_TENSOR_LIST) else None,
+                 alias=None, direction=f.direction.value, description=what).to_dict()
 
 
 def _enums(header: Header, facts: list[ParamFacts]) -> dict[str, Any]:
@@ -135,7 +134,7 @@ def build_record(proto: Prototype, header: Header, *, origin: str) -> dict[str, 
     tags = (["helper"] if cls.is_helper else [f"level{cls.level}" if cls.level in "123" else cls.level,
                                               f"precision:{cls.precision}"]) + list(cls.variants)
     rec: dict[str, Any] = {
-        "record_version": 1,
+        "record_version": RECORD_VERSION,
         "id": f"cublas/{proto.name}",
         "source": "cublas",
         "name": proto.name,
@@ -155,9 +154,8 @@ def build_record(proto: Prototype, header: Header, *, origin: str) -> dict[str, 
                             "workloads written for it yet"},
         "tolerance": {},
         "cost": None,
-        "provenance": {"upstream": "cublas", "version": header.version, "commit": None,
-                       "file": proto.location.file.rsplit("/", 1)[-1], "line": proto.location.line,
-                       "extractor": kernelgenbench.__version__},
+        "provenance": Provenance("cublas", header.version, None, proto.location.file.rsplit("/", 1)[-1],
+                                 proto.location.line, kernelgenbench.__version__).to_dict(),
         # The native baseline (cuBLAS) exists on NVIDIA GPUs only; a Triton candidate could run elsewhere,
         # but without the library the task has no baseline, so it is a CUDA task.
         "platforms": ["cuda"],
