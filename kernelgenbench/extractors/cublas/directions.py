@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from kernelgenbench.dataset.record import Direction
 from kernelgenbench.extractors.cublas.classify import Classification, families, families_data
 from kernelgenbench.extractors.cublas.parse import CParam, Header
 
@@ -19,14 +20,6 @@ DTYPES = {
 }
 _INTS = {"int", "int64_t", "long long int", "size_t", "int32_t", "unsigned int", "long long", "long"}
 _COMPLEX = {"cuComplex", "cuFloatComplex", "cuDoubleComplex"}
-
-
-class Direction(StrEnum):
-    """Which way data flows through a parameter."""
-
-    IN = "in"
-    OUT = "out"
-    INOUT = "inout"
 
 
 class DirectionSource(StrEnum):

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kernelgenbench
-from kernelgenbench.dataset.record import RECORD_VERSION, Param, Provenance
+from kernelgenbench.dataset.record import RECORD_VERSION, Direction, Param, Provenance
 from kernelgenbench.dataset.schema import record_errors
 from kernelgenbench.errors import KgbError
 from kernelgenbench.extractors.cublas.classify import Classification, classify, families_data
-from kernelgenbench.extractors.cublas.directions import Direction, ParamFacts, Passing, param_facts
+from kernelgenbench.extractors.cublas.directions import ParamFacts, Passing, param_facts
 from kernelgenbench.extractors.cublas.headers import HeaderSet
 from kernelgenbench.extractors.cublas.parse import Header, Prototype, parse_header
 from kernelgenbench.extractors.cublas.tasks_file import curated_names, tasks_data
@@ -89,7 +89,7 @@ def _param(f: ParamFacts) -> dict[str, Any]:
     return Param(f.param.name, str(f.param.type) + ("[]" if f.param.array else ""), f.kind,
                  mutable=f.direction is not Direction.IN, optional=False, default=None, keyword_only=False,
                  dtype=f.dtype if f.passing in (Passing.DEVICE_TENSOR, Passing.DEVICE_TENSOR_LIST) else None,
-                 alias=None, direction=f.direction.value, description=what).to_dict()
+                 alias=None, direction=f.direction, description=what).to_dict()
 
 
 def _enums(header: Header, facts: list[ParamFacts]) -> dict[str, Any]:
