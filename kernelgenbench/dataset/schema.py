@@ -130,11 +130,18 @@ def semantic_errors(record: Mapping[str, Any]) -> list[str]:
     return errs
 
 
+def return_index(target: str) -> int | None:
+    """The returned value a compare target's path 'return[i]...' starts at; None for a parameter's name."""
+    if not target.startswith("return["):
+        return None
+    return int(target[len("return["):target.index("]")])
+
+
 def _compare_errors(record: Mapping[str, Any]) -> list[str]:
     """Each compare rule targets an output the record has, once, and names only its parameters and returns."""
     params = {p["name"]: p for p in record.get("params", [])}
     n_returns = len(record.get("returns", []))
-    is_return = lambda name: name.startswith("return[") and int(name[7:name.index("]")]) < n_returns  # noqa: E731
+    is_return = lambda name: (i := return_index(name)) is not None and i < n_returns  # noqa: E731
     errs: list[str] = []
     targets: set[str] = set()
     for i, rule in enumerate(record.get("compare", [])):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kernelgenbench.dataset.schema import return_index
 from kernelgenbench.extractors.aten.data_files import load, root_name
 
 
@@ -74,8 +75,9 @@ def cost(name: str, category: str, params: Sequence[dict[str, Any]], overload: s
 
 
 def _has_target(target: str, by_name: dict[str, dict[str, Any]], n_returns: int) -> bool:
-    if target.startswith("return["):
-        return int(target[len("return["):-1]) < n_returns
+    index = return_index(target)
+    if index is not None:
+        return index < n_returns
     return bool(by_name.get(target, {}).get("mutable"))
 
 
