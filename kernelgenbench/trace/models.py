@@ -47,12 +47,7 @@ def _ids(batch: int, seq: int, vocab: int) -> torch.Tensor:
 def _lm(cls_name: str, cfg_name: str, batch: int, seq: int, labels: Callable[[torch.Tensor], Any] = lambda ids: ids,
         **cfg: Any) -> tuple[Callable, Callable]:
     """A causal or masked LM (labels: the input ids), or a classifier (labels from `labels`)."""
-
-    def build() -> Any:
-        import transformers
-
-        config = getattr(transformers, cfg_name)(attn_implementation="eager", **cfg)
-        return getattr(transformers, cls_name)(config)
+    build = _built(cls_name, cfg_name, attn_implementation="eager", **cfg)
 
     def inputs() -> dict[str, Any]:
         ids = _ids(batch, seq, cfg["vocab_size"])
@@ -76,11 +71,7 @@ def _packed_lm(cls_name: str, cfg_name: str, seq: int, **cfg: Any) -> tuple[Call
 
 
 def _seq2seq(cls_name: str, cfg_name: str, batch: int, src: int, tgt: int, **cfg: Any) -> tuple[Callable, Callable]:
-    def build() -> Any:
-        import transformers
-
-        config = getattr(transformers, cfg_name)(attn_implementation="eager", **cfg)
-        return getattr(transformers, cls_name)(config)
+    build = _built(cls_name, cfg_name, attn_implementation="eager", **cfg)
 
     def inputs() -> dict[str, Any]:
         ids = _ids(batch, src, cfg["vocab_size"])
@@ -100,11 +91,8 @@ def _whisper(batch: int, tgt: int, **cfg: Any) -> tuple[Callable, Callable]:
 
 
 def _image(cls_name: str, cfg_name: str, batch: int, size: int, **cfg: Any) -> tuple[Callable, Callable]:
-    def build() -> Any:
-        import transformers
-
-        extra = {"attn_implementation": "eager"} if cfg_name in ("ViTConfig",) else {}
-        return getattr(transformers, cls_name)(getattr(transformers, cfg_name)(**extra, **cfg))
+    extra = {"attn_implementation": "eager"} if cfg_name in ("ViTConfig",) else {}
+    build = _built(cls_name, cfg_name, **extra, **cfg)
 
     def inputs() -> dict[str, Any]:
         pixels = torch.empty(batch, 3, size, size, device="meta", dtype=DTYPE)
@@ -115,11 +103,7 @@ def _image(cls_name: str, cfg_name: str, batch: int, size: int, **cfg: Any) -> t
 
 def _pairs(cls_name: str, cfg_name: str, batch: int, seq: int, **cfg: Any) -> tuple[Callable, Callable]:
     """Contrastive image-text pre-training (CLIP, SigLIP): its own loss over a batch of pairs."""
-
-    def build() -> Any:
-        import transformers
-
-        return getattr(transformers, cls_name)(getattr(transformers, cfg_name)(**cfg))
+    build = _built(cls_name, cfg_name, **cfg)
 
     def inputs() -> dict[str, Any]:
         ids = _ids(batch, seq, 32000)
@@ -320,6 +304,8 @@ def _pixels(batch: int, size: int, **extra: Callable[[], torch.Tensor]) -> Calla
 
 
 def _built(cls_name: str, cfg_name: str, **cfg: Any) -> Callable[[], Any]:
+    """() -> the transformers model `cls_name` on its `cfg_name` configuration (imported when called)."""
+
     def build() -> Any:
         import transformers
 
