@@ -13,14 +13,15 @@ from typing import Any
 
 from datasets import Features, List, Value
 
-from kernelgenbench.dataset.record import canonical_json, content_hash
+from kernelgenbench.dataset.record import Task, canonical_json, content_hash
 from kernelgenbench.errors import DatasetError
 
 # Record fields stored as JSON text: their structure differs between tasks (optional keys, free-form
 # generator params, per-source details), so a fixed arrow struct would either lose keys or add nulls.
 JSON_FIELDS = ("params", "workloads", "tolerance", "cost", "details", "compare")
-# Record fields a record may leave out; their column holds null then, and the record read back omits them.
-OPTIONAL_FIELDS = ("compare",)
+# Record fields a record may leave out (the record model's optional keys); their column holds null then, and
+# the record read back omits them.
+OPTIONAL_FIELDS = Task.OPTIONAL
 
 _CODE = {"module": Value("string"), "function": Value("string"), "code": Value("string")}
 
