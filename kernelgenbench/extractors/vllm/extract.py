@@ -223,11 +223,7 @@ def extract(root: Path, source: SourceInfo, *, curated: CuratedData | None = Non
     for k, (d, overload, first) in enumerate(_record_overloads(defs, frozenset(curated.entries) | set(curated.aliases))):
         step("records", k, len(defs))
         _add_def(run, d, overload, first)
-    for op, (record, status, diffs) in _wrapper_only_records(defs, wrappers, present, curated, scan, run.impls, source,
-                                                             skipped, run.invalid):
-        run.records.append(record)
-        run.statuses[op] = (status, diffs)
-        curated_present.add(op)
+    curated_present |= _add_wrapper_only(run, defs, present)
     step("records", len(defs), len(defs))
     outcomes = [_outcome(name, ops, curated, run.statuses, curated_present, source.version)
                 for name, ops in curated.names.items()]
@@ -262,29 +258,29 @@ def _read_wrappers(root: Path, skipped: list[str]) -> tuple[Wrapper, ...]:
         return ()
 
 
-def _wrapper_only_records(defs: list[OpDef] | tuple[OpDef, ...], wrappers: tuple[Wrapper, ...], present: set[str],
-                          curated: CuratedData, scan: TestScan, impls: dict[tuple[str, str, str], list[OpImpl]],
-                          source: SourceInfo, skipped: list[str],
-                          invalid: list[str]) -> list[tuple[str, tuple[dict[str, Any], ReferenceStatus, list[str]]]]:
-    """Valid records of curated ops that have a Python wrapper but no registration of their own, by op name
-    (each added to `present`); invalid ones go to `invalid`."""
+def _add_wrapper_only(run: _Run, defs: list[OpDef] | tuple[OpDef, ...], present: set[str]) -> set[str]:
+    """Add the records of curated ops that have a Python wrapper but no registration of their own (an invalid
+    one goes to `run.invalid`); the ops whose record was added."""
     by_op = {(d.namespace, d.qualified_name): d for d in reversed(defs)}  # the first def of each name wins
     schemas = _schemas_of(by_op.values())
-    wrapper_by_name = {w.name: w for w in wrappers}
-    out = []
-    for op in curated.entries:
+    wrapper_by_name = {w.name: w for w in run.wrappers}
+    added: set[str] = set()
+    for op in run.curated.entries:
         if op in present or op not in wrapper_by_name:
             continue
-        rec = _wrapper_record(wrapper_by_name[op], curated, scan, impls, by_op, schemas, source, skipped)
+        rec = _wrapper_record(wrapper_by_name[op], run.curated, run.scan, run.impls, by_op, schemas, run.source,
+                              run.skipped)
         if rec is None:
             continue
-        errors = record_errors(rec[0])
+        record, status, diffs = rec
+        errors = record_errors(record)
         if errors:
-            invalid.append(f"{rec[0]['id']} ({WRAPPER_FILE}): {errors[0]}")
+            run.invalid.append(f"{record['id']} ({WRAPPER_FILE}): {errors[0]}")
             continue
-        out.append((op, rec))
-        present.add(op)
-    return out
+        run.records.append(record)
+        run.statuses[op] = (status, diffs)
+        added.add(op)
+    return added
 
 
 def _schemas_of(defs: Iterable[OpDef]) -> dict[tuple[str, str], ParsedSchema]:
