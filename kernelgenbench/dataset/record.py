@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from kernelgenbench.dataset.schema import validate_record
 
@@ -160,7 +160,7 @@ def _plain(value: Any) -> Any:
 
 
 class Part:
-    """Shared behaviour of the record's parts: enum coercion, and `to_dict` that omits unspelled keys.
+    """Shared behaviour of the record's parts: enum coercion, `from_dict`, and `to_dict` that omits unspelled keys.
 
     Subclasses list their optional keys in `OPTIONAL` and map fields to their enum in `ENUMS` (a field
     holding a tuple gets each item coerced). `spelled` None means every optional key is written, except
@@ -197,6 +197,11 @@ class Part:
         """The optional keys of this part that `d` spells out."""
         return frozenset(k for k in cls.OPTIONAL if k in d)
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        """The typed part of one (schema-valid) entry; a part with optional keys remembers which `d` spells."""
+        return cls(**d, spelled=cls.spelled_in(d)) if cls.OPTIONAL else cls(**d)
+
 
 _SPELLED = field(default=None, repr=False, compare=False)
 
@@ -230,11 +235,6 @@ class Param(Part):
     OPTIONAL = ("dtype", "alias", "direction", "description")
     ENUMS = {"kind": ParamKind, "direction": Direction}
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Param:
-        """The typed parameter of one (schema-valid) params entry."""
-        return cls(**d, spelled=cls.spelled_in(d))
-
 
 @dataclass(frozen=True)
 class Return(Part):
@@ -259,11 +259,6 @@ class Tolerance(Part):
 
     OPTIONAL = ("max_mismatch",)
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Tolerance:
-        """The typed tolerance of one dtype."""
-        return cls(**d, spelled=cls.spelled_in(d))
-
 
 @dataclass(frozen=True)
 class Workload(Part):
@@ -280,11 +275,6 @@ class Workload(Part):
     OPTIONAL = ("args", "params", "description")
     NONE_IS_ABSENT = ("args", "params")
     ENUMS = {"purpose": Purpose}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Workload:
-        """The typed workload of one workloads entry."""
-        return cls(**d, spelled=cls.spelled_in(d))
 
 
 @dataclass(frozen=True)
@@ -318,11 +308,6 @@ class Cost(Part, Mapping[str, str]):
     OPTIONAL = ("reads", "writes", "unit")
     NONE_IS_ABSENT = OPTIONAL
     ENUMS = {"unit": CostUnit}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cost:
-        """The typed cost model."""
-        return cls(**d, spelled=cls.spelled_in(d))
 
     def __getitem__(self, key: str) -> str:
         if key not in set(self._written()):
@@ -384,7 +369,7 @@ class CompareRule(Part):
     def from_dict(cls, d: Mapping[str, Any]) -> CompareRule:
         """The typed rule of one (schema-valid) `compare` entry."""
         seg = d.get("segments")
-        segments = Segments(**seg, spelled=Segments.spelled_in(seg)) if seg else None
+        segments = Segments.from_dict(seg) if seg else None
         return cls(**{**d, "segments": segments}, spelled=cls.spelled_in(d))
 
 
