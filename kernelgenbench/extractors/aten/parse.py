@@ -49,16 +49,6 @@ class SkippedEntry:
     location: Location
     reason: str
 
-    @property
-    def file(self) -> str:
-        """The yaml file."""
-        return self.location.file
-
-    @property
-    def line(self) -> int | None:
-        """The entry's line, when known."""
-        return self.location.line
-
     def __str__(self) -> str:
         return self.location.message(self.reason)
 
