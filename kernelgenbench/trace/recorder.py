@@ -53,7 +53,7 @@ def describe_value(v: Any) -> Any:
     if isinstance(v, bool | int | str) or v is None:
         return {"value": v}
     if isinstance(v, list | tuple | torch.Size):
-        return {"value": [describe_value(x).get("value", describe_value(x).get("float")) for x in v]}
+        return {"value": [d.get("value", d.get("float")) for d in map(describe_value, v)]}
     return {"value": repr(v)}
 
 
