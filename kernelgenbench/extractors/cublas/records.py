@@ -17,6 +17,7 @@ from kernelgenbench.extractors.cublas.headers import HeaderSet
 from kernelgenbench.extractors.cublas.parse import Header, Prototype, parse_header
 from kernelgenbench.extractors.cublas.tasks_file import curated_names, tasks_data
 from kernelgenbench.extractors.module_code import module_code
+from kernelgenbench.locations import Location
 
 _REF_PACKAGE = "kernelgenbench.reference_impls"
 _INPUTS_MODULE = "cublas_inputs"
@@ -54,14 +55,15 @@ def extract(headers: HeaderSet) -> Extraction:
     records: list[dict[str, Any]] = []
     failures: list[str] = []
     for proto in header.functions:
+        where = Location(headers.api_header.name, proto.location.line)  # failures name the header, not its path
         try:
             rec = build_record(proto, header, origin=headers.origin)
         except KgbError as exc:
-            failures.append(f"{headers.api_header.name}:{proto.location.line}: {proto.name}: {exc}")
+            failures.append(where.message(f"{proto.name}: {exc}"))
             continue
         errors = record_errors(rec)
         if errors:
-            failures.append(f"{headers.api_header.name}:{proto.location.line}: {proto.name}: {errors[0]}")
+            failures.append(where.message(f"{proto.name}: {errors[0]}"))
             continue
         records.append(rec)
     return Extraction(header, tuple(records), tuple(failures))

@@ -13,7 +13,6 @@ from kernelgenbench.errors import SourceNotFound, SourceParseError
 from kernelgenbench.extractors.vllm.curated import CuratedData, CuratedEntry, load_curated_data
 from kernelgenbench.extractors.vllm.records import RecordInput, ReferenceStatus, SourceInfo, build_record
 from kernelgenbench.extractors.vllm.registrations import (
-    Location,
     OpDef,
     OpImpl,
     Registrations,
@@ -24,6 +23,7 @@ from kernelgenbench.extractors.vllm.test_grids import TestScan, scan_tests, test
 from kernelgenbench.extractors.vllm.workloads import plan_workloads
 from kernelgenbench.extractors.vllm.wrapper_schema import NotASchema, comparable, wrapper_schema
 from kernelgenbench.extractors.vllm.wrappers import WRAPPER_FILE, Wrapper, parse_wrappers, wrapper_for
+from kernelgenbench.locations import Location
 
 Progress = Callable[[str, int, int], None]
 
@@ -301,13 +301,14 @@ def _wrapper_record(w: Wrapper, curated: CuratedData, scan: TestScan, impls: dic
     """The record of a curated name that is a Python wrapper: its call as a schema, the ops it calls."""
     called = [by_op[c] for c in w.ops if c in by_op]
     if not called:
-        skipped.append(f"{WRAPPER_FILE}:{w.line}: {w.name} calls no registered op; no record")
+        skipped.append(Location(WRAPPER_FILE, w.line).message(f"{w.name} calls no registered op; no record"))
         return None
     try:
         text = wrapper_schema(w, schemas)
         schema = parse_op_schema(text, file=WRAPPER_FILE, line=w.line)
     except (NotASchema, SourceParseError) as exc:
-        skipped.append(f"{WRAPPER_FILE}:{w.line}: {w.name}: its signature has no schema form ({exc}); no record")
+        skipped.append(Location(WRAPPER_FILE, w.line).message(
+            f"{w.name}: its signature has no schema form ({exc}); no record"))
         return None
     first = called[0]
     op = OpDef(namespace=first.namespace, qualified_name=w.name, schema=text, location=Location(WRAPPER_FILE, w.line),
