@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from kernelgenbench import __version__
+from kernelgenbench.dataset.jsonl import read_jsonl
 from kernelgenbench.dataset.schema import validate_record
 from kernelgenbench.extractors.module_code import module_code
 
@@ -209,7 +210,10 @@ def extracted(command: list[str], ids: list[str]) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "records.jsonl"
         subprocess.run([str(Path(sys.executable).parent / "kgb-extract"), *command, "--out", str(out)], check=True)
-        by_id = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+        read = read_jsonl([out])
+        if read.problems:
+            raise SystemExit(read.problems[0])
+        by_id = {r.record["id"]: r.record for r in read.records}
     missing = [i for i in ids if i not in by_id]
     if missing:
         raise SystemExit(f"the extractor gave no record for {missing}")
