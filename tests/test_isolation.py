@@ -77,6 +77,15 @@ seen = {"info": info, "pid": os.getpid(), "ids": [os.getresuid(), os.getresgid()
         "home": os.environ["HOME"], "triton_cache": os.environ["TRITON_CACHE_DIR"],
         "session": os.getsid(0) == os.getpid(),
         "caps": next(line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff"))}
+seen["pwd"] = os.environ.get("PWD")
+seen["tmp"] = sorted(os.listdir("/tmp")) if os.path.isdir("/tmp") else None
+try:
+    with open("/tmp/kgb-probe-left-behind", "w") as f:
+        f.write("x")
+    seen["tmp_write"] = "written"
+except OSError as exc:
+    seen["tmp_write"] = type(exc).__name__
+seen["interfaces"] = sorted(name for _, name in socket.if_nameindex())
 for name in ("results", "dataset_file", "other_home"):
     try:
         with open(cfg["probe"][name]) as f:
@@ -119,6 +128,7 @@ def _probe(level: str | None) -> dict:
         assert proc.returncode == 7, proc.stderr[-2000:]  # the intermediate mirrors PID 1's exit status
         seen = json.loads(proc.stdout.strip().splitlines()[-1])
         assert results.read_text() == '{"kind": "task"}\n'
+        seen["left_in_host_tmp"] = os.path.exists("/tmp/kgb-probe-left-behind")
         seen["paths"] = {"workdir": cfg["workdir"], "covered": [str(results), str(dataset)]}
         return seen
     finally:
@@ -140,6 +150,21 @@ def test_root_level_from_inside():
     assert seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
     assert seen["other_home"] == "PermissionError"
     assert seen["kill_evaluator"] == "ProcessLookupError"  # not in its PID namespace at all
+    _assert_private_scratch_and_network(seen)
+
+
+def _assert_private_scratch_and_network(seen: dict) -> None:
+    # candidates side by side cannot pass answers through /tmp or sockets, nor find the evaluator's folder
+    assert not seen["left_in_host_tmp"]
+    # the probe's own folder lies under /tmp here, so /tmp is a read-only view; elsewhere an empty one
+    assert seen["info"]["scratch"][0] in ("/tmp: read-only", "/tmp: private")
+    if seen["info"]["scratch"][0] == "/tmp: read-only":
+        assert seen["tmp_write"] == "OSError"
+    else:
+        assert seen["tmp"] == [] and seen["tmp_write"] == "written"
+    assert "/dev/shm: private" in seen["info"]["scratch"]
+    assert seen["info"]["network"] == "own namespace" and seen["interfaces"] == ["lo"]
+    assert seen["pwd"] == seen["paths"]["workdir"]
 
 
 @ROOT_ONLY
@@ -152,6 +177,7 @@ def test_user_namespace_level_from_inside():
     assert seen["results"] == "" and seen["dataset_file"] in ("PermissionError", "FileNotFoundError")
     assert seen["other_home"] == "PermissionError"  # another uid's 0700 folder, and no capability to pass it
     assert seen["kill_evaluator"] == "ProcessLookupError"
+    _assert_private_scratch_and_network(seen)
 
 
 @ROOT_ONLY

@@ -9,6 +9,7 @@ Workers never re-import the calling script, so a script needs no `if __name__ ==
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,8 +103,11 @@ def evaluate(
     all_tasks, cands = _only(task_ids, resolve_tasks(tasks, dataset, config, split, revision), cands)
     overrides: dict[str, Any] = {"device": device, "rounds": rounds, "seed": seed, "workers": workers,
                                  "compile_baseline": compile_baseline}
-    if dataset is not None and Path(dataset).exists():
-        overrides["hidden_paths"] = (str(Path(dataset).resolve()),)  # workers never read the dataset's files
+    # Workers never read the dataset's files, nor the solutions (other candidates' code: theirs is written
+    # into their own folder).
+    given_paths = [p for p in (dataset, solutions) if isinstance(p, str | os.PathLike) and Path(p).exists()]
+    if given_paths:
+        overrides["hidden_paths"] = tuple(str(Path(p).resolve()) for p in given_paths)
     given = {"call_timeout_s": call_timeout_s, "memory_cap_bytes": memory_cap_bytes,
              "timing": dict(timing) if timing is not None else None}
     overrides.update({k: v for k, v in given.items() if v is not None})

@@ -5,8 +5,10 @@ into every result row):
 
 - ``pidns+uid`` (the evaluator runs as root): the worker forks into a new PID namespace, where everything
   the candidate starts dies with the namespace; a new mount namespace with a fresh /proc
-  (the evaluator's processes are not visible, so neither are their descriptors); the results file and the
-  dataset covered; a dedicated unprivileged uid/gid per worker slot, no supplementary groups, no new
+  (the evaluator's processes are not visible, so neither are their descriptors) and empty /tmp, /var/tmp and
+  /dev/shm of its own; a network namespace of its own (no sockets to the host or to other workers, abstract
+  Unix sockets included; recorded as shared where the host refuses one); the results file, the dataset and
+  the solutions covered; a dedicated unprivileged uid/gid per worker slot, no supplementary groups, no new
   privileges, resource limits. Code folders behind a folder closed to other uids (a Python installed in
   /root) are reopened in the worker's mount namespace alone (`_reveal`).
 - ``pidns+nocaps`` (root, but Python's own files are closed to other uids and cannot be reopened): the
@@ -38,6 +40,7 @@ import tempfile
 from typing import Any
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY = 2, 4, 8, 1
@@ -57,10 +60,13 @@ LEVEL_USERNS = "userns+pidns"
 LEVEL_SESSION = "session"
 LEVELS = (LEVEL_ROOT, LEVEL_USERNS, LEVEL_SESSION)
 _NOTES = {
-    LEVEL_ROOT: "own PID and mount namespaces, fresh /proc, dedicated uid, no new privileges, rlimits",
-    LEVEL_ROOT_CAPS: ("own PID and mount namespaces, fresh /proc, every capability dropped, rlimits; keeps uid 0: "
+    LEVEL_ROOT: ("own PID, mount and network namespaces, fresh /proc, private /tmp and /dev/shm, dedicated uid, "
+                 "no new privileges, rlimits"),
+    LEVEL_ROOT_CAPS: ("own PID, mount and network namespaces, fresh /proc, private /tmp and /dev/shm, every "
+                      "capability dropped, rlimits; keeps uid 0: "
                       "root's files outside the covered paths are reachable"),
-    LEVEL_USERNS: ("own user, PID and mount namespaces, fresh /proc, capabilities dropped, rlimits; runs as the "
+    LEVEL_USERNS: ("own user, PID, mount and network namespaces, fresh /proc, private /tmp and /dev/shm, "
+                   "capabilities dropped, rlimits; runs as the "
                    "evaluator's uid: its files outside the covered paths are reachable"),
     LEVEL_SESSION: ("own session, parent-death signal, rlimits; runs as the evaluator's uid, and orphans that "
                     "leave the session are not contained"),
@@ -156,6 +162,8 @@ def _point_home(workdir: str | None) -> None:
                        "XDG_CACHE_HOME": os.path.join(workdir, "cache")})
     tempfile.tempdir = None  # re-read TMPDIR on next use
     os.chdir(workdir)
+    os.environ["PWD"] = workdir  # the evaluator's folder (where the solutions may lie) is not named to it
+    os.environ.pop("OLDPWD", None)
 
 
 def _cover(paths: list[str]) -> list[str]:
@@ -174,6 +182,56 @@ def _cover(paths: list[str]) -> list[str]:
         except OSError:
             continue  # the remaining means (file modes) still apply
     return covered
+
+
+# World-writable folders every process of the host shares: candidates running side by side could pass
+# answers through them (or leave files behind for later ones), so each worker gets empty ones of its own.
+_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _private_scratch(workdir: str | None, needed: list[str]) -> list[str]:
+    """Per shared scratch folder: an empty tmpfs of its own, or, where the worker's own folder or code it needs
+    lies inside (a run under /tmp), a read-only view in which only its own folder stays writable. Returns
+    what was done, e.g. ['/tmp: read-only', '/dev/shm: private']."""
+    own = os.path.realpath(workdir) if workdir else None
+    keep = [os.path.realpath(p) for p in [*needed, *([own] if own else [])] if p]
+    done = []
+    for folder in _SCRATCH:
+        try:
+            if not os.path.isdir(folder) or os.path.islink(folder):
+                continue
+            if not any(_under(p, folder) for p in keep):
+                _mount("kgb-scratch", folder, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+                done.append(f"{folder}: private")
+                continue
+            if own and _under(own, folder):
+                _mount(own, own, None, MS_BIND)  # its own mount: the read-only remount below leaves it writable
+            _mount(folder, folder, None, MS_BIND | MS_REC)
+            _mount("none", folder, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            done.append(f"{folder}: read-only")
+        except OSError:
+            continue
+    return done
+
+
+def _needed(cfg: dict[str, Any]) -> list[str]:
+    """What the worker must still read after its scratch folders are replaced: Python, the code folders it
+    imports from (sys.path), the ones the evaluator revealed and the folder of the candidate's code (`keep`)."""
+    return [sys.prefix, sys.base_prefix, *[p for p in sys.path if p], *cfg.get("reveal", []), *cfg.get("keep", [])]
+
+
+def _private_network() -> str:
+    """A network namespace of its own (a loopback that is down: no sockets to the host or other workers,
+    abstract Unix sockets included); or why the host's is kept."""
+    try:
+        _unshare(CLONE_NEWNET)
+    except OSError as exc:
+        return f"shared ({exc.strerror or exc})"
+    return "own namespace"
 
 
 def _fresh_proc(hide: list[str]) -> list[str]:
@@ -361,6 +419,7 @@ def _enter_root(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
             _reveal(list(cfg["reveal"]), cfg["workdir"])
         except (OSError, ValueError):
             cfg = {**cfg, "uid": None}  # a stranger uid could not import Python's own modules
+    scratch, network = _private_scratch(cfg.get("workdir"), _needed(cfg)), _private_network()
     if cfg.get("uid") is None:  # the evaluator found its Python unreadable by other uids: keep root's, powerless
         limits = set_limits(per_uid=False)
         _point_home(cfg.get("workdir"))
@@ -372,7 +431,8 @@ def _enter_root(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
         _point_home(cfg.get("workdir"))  # after the drop: what it creates belongs to the worker's uid
         level = LEVEL_ROOT
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    return {"level": level, "uid": uid, "gid": gid, "covered": covered, "limits": limits}
+    return {"level": level, "uid": uid, "gid": gid, "covered": covered, "limits": limits, "scratch": scratch,
+            "network": network}
 
 
 def _enter_userns(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
@@ -383,11 +443,12 @@ def _enter_userns(conn: Any, cfg: dict[str, Any]) -> dict[str, Any]:
             f.write(text)
     _fork_namespace(conn)
     covered = _fresh_proc(list(cfg.get("hide", [])))
+    scratch, network = _private_scratch(cfg.get("workdir"), _needed(cfg)), _private_network()
     _point_home(cfg.get("workdir"))
     limits = set_limits(per_uid=False)
     _drop_capabilities()
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
-    return {"uid": uid, "gid": gid, "covered": covered, "limits": limits}
+    return {"uid": uid, "gid": gid, "covered": covered, "limits": limits, "scratch": scratch, "network": network}
 
 
 def _enter_session(cfg: dict[str, Any]) -> dict[str, Any]:

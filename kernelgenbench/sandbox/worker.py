@@ -725,7 +725,9 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     # Before anything of the candidate runs (and before CUDA is initialised: this may fork).
     from kernelgenbench.sandbox.isolation import enter
 
-    _send(conn, IsolationReport(event="isolation", level=enter(setup.get("isolation") or {}, conn)["level"]))
+    # The candidate's code must stay readable wherever it lies when the worker's scratch folders are replaced.
+    iso = {**(setup.get("isolation") or {}), "keep": [os.path.dirname(os.path.abspath(setup["code_path"]))]}
+    _send(conn, IsolationReport(event="isolation", level=enter(iso, conn)["level"]))
     _cap_memory(device, int(setup.get("memory_cap_bytes", 0)), float(setup.get("device_memory_fraction", 0.9)))
     from kernelgenbench.dataset.record import Task
     from kernelgenbench.evaluator.transfer import move_tree, pack, receive_arenas, unpack
