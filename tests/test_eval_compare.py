@@ -125,6 +125,16 @@ def test_random_semantics_accepts_same_distribution_rejects_another():
     biased = (torch.rand(4000, generator=g) < 0.6).float()
     assert compare_random("return", coin, (torch.rand(4000, generator=g) < 0.5).float()).passed
     assert not compare_random("return", coin, biased).passed
+    # the right share of ones in a fixed pattern (a red-team kernel: frac(i * golden ratio) < p) is no draw
+    pattern = ((torch.arange(4000, dtype=torch.float64) * 0.6180339887) % 1.0 < 0.5).float()
+    assert abs(float(pattern.mean()) - 0.5) < 0.01
+    v = compare_random("return", coin, pattern)
+    assert v.status is Status.INCORRECT_NUMERICS and "successive differences" in v.evidence
+    alternating = torch.arange(4000).remainder(2).float()
+    assert not compare_random("return", coin, alternating).passed
+    # a random permutation's neighbours are independent of the reference's in the same way: it passes
+    assert compare_random("return", torch.randperm(4000, generator=g).float(),
+                          torch.randperm(4000, generator=g).float()).passed
 
 
 def test_ks_false_failure_rate_is_about_alpha():

@@ -207,11 +207,21 @@ def compare_random(where: str, ref: torch.Tensor, out: torch.Tensor, *, alpha: f
     r, o = r.double(), o.double()
     if bool(torch.isfinite(r).all()) and not bool(torch.isfinite(o).all()):
         return Verdict(Status.INCORRECT_NUMERICS, f"{where}: non-finite values in a random output whose reference is finite")
-    p = ks_pvalue(r[torch.isfinite(r)], o[torch.isfinite(o)])
+    r, o = r[torch.isfinite(r)], o[torch.isfinite(o)]
+    p = ks_pvalue(r, o)
     if p < alpha:
         return Verdict(Status.INCORRECT_NUMERICS,
                        f"{where}: distribution differs from the reference draw (two-sample KS p={p:.2e} < {alpha:g}; "
                        f"mean {float(o.mean()):.4g} vs {float(r.mean()):.4g}, std {float(o.std()):.4g} vs {float(r.std()):.4g})")
+    # The right marginal is not enough: neighbouring elements of an independent draw are independent too.
+    # A fixed pattern with the right share of each value (0,1,0,1,... for p = 0.5) has the marginal but not the
+    # distribution of differences between neighbours, which the reference draw gives.
+    if r.numel() > RANDOM_MIN_ELEMENTS and o.numel() > RANDOM_MIN_ELEMENTS:
+        p = ks_pvalue(r[1:] - r[:-1], o[1:] - o[:-1])
+        if p < alpha:
+            return Verdict(Status.INCORRECT_NUMERICS,
+                           f"{where}: neighbouring elements are not independent as in the reference draw (two-sample "
+                           f"KS of successive differences p={p:.2e} < {alpha:g})")
     return PASS
 
 
