@@ -296,12 +296,6 @@ def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]])
     return out
 
 
-def _trimmed(xs: list[float], trim: float = 0.1) -> float:
-    ys = sorted(xs)
-    k = int(len(ys) * trim)
-    return statistics.fmean(ys[k:len(ys) - k])
-
-
 def _pos(v: Any) -> bool:
     return isinstance(v, int | float) and math.isfinite(v) and v > 0
 
@@ -450,7 +444,7 @@ def _alt_loop(fn: Callable[..., Any], sets: list, pre: Callable[[], None], reps:
         elif groups:
             groups[-1] += (e - s) / 1e3
     ksums = [g for g in groups if g > 0][-reps:]
-    return (_trimmed(spans) if spans else float("nan")), (_trimmed(ksums) if ksums else float("nan"))
+    return (timing.trimmed_mean(spans) if spans else float("nan")), (timing.trimmed_mean(ksums) if ksums else float("nan"))
 
 
 def time_in_process(case: Case, methods: Sequence[str] = METHODS) -> dict[str, Any]:
