@@ -360,12 +360,6 @@ def load_dataset(dataset: str, config: str | None) -> dict[str, Task]:
 # Direct check: the library against the reference, in this process, without the evaluator
 # ---------------------------------------------------------------------------------------------------------
 
-def _flatten(value: Any, where: str) -> list[tuple[str, Any]]:
-    if isinstance(value, (list, tuple)):
-        return [leaf for i, v in enumerate(value) for leaf in _flatten(v, f"{where}[{i}]")]
-    return [(where, value)]
-
-
 def compare_leaf(ref: Any, out: Any, task: Task) -> tuple[bool, str, float | None]:
     """(agree, detail, max abs error) of one output: metadata, then values by the task's semantics and
     tolerance (exact for integers and bool; NaN where the reference has NaN agrees)."""
@@ -402,15 +396,17 @@ def compare_call(task: Task, ref_ret: Any, ref_args: Mapping[str, Any], out_ret:
                  out_args: Mapping[str, Any]) -> tuple[bool, str, float]:
     """Every return leaf (where the reference returns something) and every mutable argument of a call
     against the reference's: (agree, first difference, max abs error)."""
+    from kernelgenbench.evaluator.compare import flatten
+
     pairs: list[tuple[tuple[str, Any], tuple[str, Any]]] = []
     if ref_ret is not None:
-        ref_leaves, out_leaves = _flatten(ref_ret, "return"), _flatten(out_ret, "return")
+        ref_leaves, out_leaves = flatten(ref_ret, "return"), flatten(out_ret, "return")
         if len(ref_leaves) != len(out_leaves):
             return False, f"return: {len(out_leaves)} values, expected {len(ref_leaves)}", 0.0
         pairs += zip(ref_leaves, out_leaves, strict=True)
     for p in task.mutable_params:
         if p.name in ref_args:
-            ref_leaves, out_leaves = _flatten(ref_args[p.name], f"arg {p.name}"), _flatten(out_args[p.name], "")
+            ref_leaves, out_leaves = flatten(ref_args[p.name], f"arg {p.name}"), flatten(out_args[p.name], "")
             pairs += zip(ref_leaves, out_leaves, strict=True)
     worst = 0.0
     for (where, r), (_, o) in pairs:
@@ -481,12 +477,6 @@ def _exc_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}{where}"
 
 
-def _seed(*parts: object) -> int:
-    import hashlib
-
-    return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:4], "little") & 0x7FFFFFFF
-
-
 def check_workload(task: Task, fn: Callable[..., Any], ref_fn: Callable[..., Any], w: Any, *,
                    seed: int, device: Any, kernels: bool) -> dict[str, Any]:
     """One round of one workload: the reference and the library on inputs drawn from the same seed."""
@@ -532,6 +522,7 @@ def check_candidate(row: Mapping[str, Any], task: Task, *, rounds: int, seed: in
     """Every (correctness, optionally performance) workload of a candidate, run directly."""
     from kernelgenbench.evaluator.dispatch_guard import compute_ops
     from kernelgenbench.evaluator.inputs import load_code
+    from kernelgenbench.evaluator.rounds import seed_for
 
     t0 = time.perf_counter()
     base = {"kind": "direct", "task_id": task.id, "candidate_id": row["candidate_id"], "library": row.get("library")}
@@ -542,7 +533,7 @@ def check_candidate(row: Mapping[str, Any], task: Task, *, rounds: int, seed: in
     results, ops, seen = [], Counter(), Counter()
     for w in (w for w in task.workloads if performance or w.purpose == "correctness"):
         for r in range(rounds):
-            res = check_workload(task, fn, ref_fn, w, seed=_seed(seed, "direct", task.id, w.id, r), device=device,
+            res = check_workload(task, fn, ref_fn, w, seed=seed_for(seed, "direct", task.id, w.id, r), device=device,
                                  kernels=kernels)
             res.pop("views", None)  # views are told apart from the op registry itself
             ops.update(compute_ops(res.pop("ops", {}), category=task.category))
