@@ -7,25 +7,8 @@ mapped during the call. Usage (GPU): python3 bench/threads_probe.py liger|flagge
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-
-
-def _threads() -> set[int]:
-    return {int(t) for t in os.listdir("/proc/self/task")}
-
-
-def _stat(tid: int) -> tuple[str, str, float]:
-    """(comm, state, CPU seconds) of one thread."""
-    try:
-        with open(f"/proc/self/task/{tid}/stat") as f:
-            raw = f.read()
-        comm = raw[raw.index("(") + 1:raw.rindex(")")]
-        fields = raw[raw.rindex(")") + 2:].split()
-        return comm, fields[0], (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return "(gone)", "-", 0.0
 
 
 def _libraries() -> set[str]:
@@ -49,27 +32,28 @@ def _call(which: str):
 
 def main() -> None:
     """Print the threads and libraries a library's first call brings."""
+    from kernelgenbench.sandbox.threads import cpu_and_state, describe, os_threads
     from kernelgenbench.sandbox.worker import _warm_up
 
     print("device", _warm_up())
     fn = _call(sys.argv[1] if len(sys.argv) > 1 else "liger")
-    before, libs = _threads(), _libraries()
+    before, libs = os_threads(), _libraries()
     fn()
     import torch
 
     torch.cuda.synchronize()
-    new = sorted(_threads() - before)
-    first = {t: _stat(t) for t in new}
+    new = sorted(os_threads() - before)
+    first = {t: (describe(t), *cpu_and_state(t)) for t in new}
     time.sleep(0.2)
     print(f"{len(new)} new thread(s) after the first call")
     for t in new:
-        comm, state, cpu = first[t]
-        _, state2, cpu2 = _stat(t)
-        print(f"  {t} {comm!r} state {state}->{state2} cpu {cpu:.3f}->{cpu2:.3f} s")
+        name, cpu, state = first[t]
+        cpu2, state2 = cpu_and_state(t)
+        print(f"  {name} state {state}->{state2} cpu {cpu:.3f}->{cpu2:.3f} s")
     print("libraries mapped during the call:", *sorted(_libraries() - libs), sep="\n  ")
     fn()
     torch.cuda.synchronize()
-    print("threads new after a second call:", sorted(_threads() - before - set(new)))
+    print("threads new after a second call:", sorted(os_threads() - before - set(new)))
 
 
 if __name__ == "__main__":
