@@ -38,6 +38,7 @@ from kernelgenbench.evaluator.results import (
     CandidateResult,
     ResultsWriter,
     WorkloadResult,
+    not_in_dataset,
     read_rows,
     resolve_seed,
 )
@@ -412,12 +413,7 @@ def _queue(sched: _Scheduler, by_id: Mapping[str, Task], cands: Sequence[Candida
             if key in done:
                 sched.results[(i, kind or "")] = CandidateResult.from_row(done[key])
             elif c.task_id not in by_id:
-                res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
-                                      status=Status.NOT_IN_DATASET,
-                                      evidence="the task is not in the dataset (or not in the chosen config): "
-                                               "not judged, not counted",
-                                      model=c.model, method=c.method, tokens=c.tokens,
-                                      platform=sched.platform_of(kind), seed=sched.config.seed)
+                res = not_in_dataset(c, platform=sched.platform_of(kind), seed=sched.config.seed)
                 sched.writer.write(res.to_row())
                 sched.results[(i, kind or "")] = res
             else:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelgenbench.errors import KgbError
+from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.status import Status
 
 
@@ -94,6 +95,15 @@ class CandidateResult:
                    elapsed_s=float(row.get("elapsed_s") or 0.0), log_excerpt=row.get("log_excerpt", ""),
                    platform=row.get("platform") or {}, phases_s=dict(row.get("phases_s") or {}),
                    seed=row.get("seed"), isolation=row.get("isolation"))
+
+
+def not_in_dataset(cand: Candidate, *, platform: dict[str, Any], seed: int | None) -> CandidateResult:
+    """The result of a candidate whose task the dataset (or the chosen config) lacks: no verdict, not counted."""
+    return CandidateResult(task_id=cand.task_id, candidate_id=cand.candidate_id, source=cand.task_id.split("/")[0],
+                           status=Status.NOT_IN_DATASET,
+                           evidence="the task is not in the dataset (or not in the chosen config): not judged, "
+                                    "not counted",
+                           model=cand.model, method=cand.method, tokens=cand.tokens, platform=platform, seed=seed)
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

@@ -31,12 +31,12 @@ from kernelgenbench.evaluator.results import (
     WorkloadResult,
     check_writable,
     finished,
+    not_in_dataset,
     read_rows,
     recorded_seed,
     resolve_seed,
 )
 from kernelgenbench.evaluator.solutions import Candidate
-from kernelgenbench.evaluator.status import Status
 
 # The runner's public names, wherever they live now (config, results, context, rounds, candidates).
 __all__ = ["CandidateResult", "EvalConfig", "ResultsWriter", "RunContext", "WorkloadResult", "auto_workers",
@@ -76,11 +76,7 @@ def _run_all(config: EvalConfig, devices: list[str], writer: ResultsWriter, by_i
             if (c.task_id, c.candidate_id) in done:
                 results[i] = CandidateResult.from_row(done[(c.task_id, c.candidate_id)])
             elif c.task_id not in by_id:
-                res = CandidateResult(task_id=c.task_id, candidate_id=c.candidate_id, source=c.task_id.split("/")[0],
-                                      status=Status.NOT_IN_DATASET,
-                                      evidence="the task is not in the dataset (or not in the chosen config): not judged, not counted",
-                                      model=c.model, method=c.method, tokens=c.tokens,
-                                      platform=ctx.platforms[ctx.pool.devices[0]], seed=config.seed)
+                res = not_in_dataset(c, platform=ctx.platforms[ctx.pool.devices[0]], seed=config.seed)
                 writer.write(res.to_row())
                 results[i] = res
             else:
