@@ -13,8 +13,9 @@ from eval_helpers import EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, ROOT
 import kernelgenbench
 from kernelgenbench.cli.eval import fill_optional_values
 from kernelgenbench.errors import KgbError
-from kernelgenbench.evaluator.distributed import finished_keys, result_from_rows, resume_key, select_kinds
+from kernelgenbench.evaluator.distributed import result_from_rows, select_kinds
 from kernelgenbench.evaluator.report import platform_table
+from kernelgenbench.evaluator.results import finished, resume_key
 from kernelgenbench.evaluator.runner import CandidateResult, WorkloadResult
 from kernelgenbench.evaluator.status import Status
 
@@ -47,10 +48,10 @@ def test_resume_key_is_the_platform_triple_in_a_multi_platform_run(tmp_path):
     path = tmp_path / "r.jsonl"
     rows = [_task_row("c0", "passed", NV), _task_row("c0", "incorrect_numerics", AMD)]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    by_platform = finished_keys(path, by_platform=True)
+    by_platform = finished(path, by_platform=True)
     assert set(by_platform) == {("aten/add.Tensor", "c0", "nvidia"), ("aten/add.Tensor", "c0", "amd")}
     assert by_platform[("aten/add.Tensor", "c0", "amd")]["status"] == "incorrect_numerics"
-    assert set(finished_keys(path, by_platform=False)) == {("aten/add.Tensor", "c0")}
+    assert set(finished(path, by_platform=False)) == {("aten/add.Tensor", "c0")}
     assert resume_key({"task_id": "t", "candidate_id": "c", "platform": {}}, True) == ("t", "c", "cpu")
 
 

@@ -36,10 +36,12 @@ from kernelgenbench.evaluator.context import RunContext
 from kernelgenbench.evaluator.precision import precision_policy
 from kernelgenbench.evaluator.results import (
     CandidateResult,
+    Key,
     ResultsWriter,
     WorkloadResult,
+    finished,
     not_in_dataset,
-    read_rows,
+    platform_kind,
     resolve_seed,
 )
 from kernelgenbench.evaluator.solutions import Candidate
@@ -50,7 +52,6 @@ PROBE_TIMEOUT_S = 180.0  # for an actor to be placed on its node and report its 
 REFRESH_S = 30.0  # how often the driver looks for nodes that joined
 MAX_ACTORS_PER_NODE = 4  # actors started on one node over a run (a node that keeps killing them is dropped)
 UID_STRIDE = 256  # worker uid slots per actor: two actors on one host (nodes sharing a machine) never share one
-Key = tuple[str, ...]
 OnDispatch = Callable[[str, str, str, str], None]  # task id, candidate id, platform kind, node id
 
 
@@ -61,22 +62,6 @@ def require_ray() -> ModuleType:
     except ImportError:
         raise KgbError("--ray needs Ray, an optional extra: pip install 'kernelgenbench[ray]'") from None
     return ray
-
-
-def platform_kind(platform: Mapping[str, Any] | None) -> str:
-    """A platform's kind, the vendor of its device: nvidia, amd, intel, cpu (Triton's interpreter), ..."""
-    return str((platform or {}).get("vendor") or "cpu")
-
-
-def resume_key(row: Mapping[str, Any], by_platform: bool) -> Key:
-    """A candidate row's identity for --resume: (task, candidate), plus the platform kind when by platform."""
-    key: Key = (row["task_id"], row["candidate_id"])
-    return (*key, platform_kind(row.get("platform"))) if by_platform else key
-
-
-def finished_keys(path: Path, by_platform: bool) -> dict[Key, dict[str, Any]]:
-    """Candidate rows already in a results file, by their resume key."""
-    return {resume_key(r, by_platform): r for r in read_rows(path) if r.get("kind") == "task"}
 
 
 def workload_from_row(row: Mapping[str, Any]) -> WorkloadResult:
@@ -380,7 +365,7 @@ def run_on_ray(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config
     cands = list(candidates)
     by_platform = platforms.strip().lower() not in ("", "one", "any")
     config = dataclasses.replace(config, seed=resolve_seed(config.seed, out, resume))
-    done = finished_keys(out, by_platform) if (resume and out is not None) else {}
+    done = finished(out, by_platform) if (resume and out is not None) else {}
     if out is not None and not resume and out.exists():
         out.unlink()  # a fresh run owns its results file
     if out is not None:  # on a node that shares this file system, workers never see the results file

@@ -17,6 +17,7 @@ from typing import Any
 
 from kernelgenbench import sources
 from kernelgenbench.errors import KgbError
+from kernelgenbench.evaluator.results import platform_kind
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
 BASELINES = ("reference", "native", "compile")
@@ -393,7 +394,7 @@ def platform_table(rows: Sequence[Mapping[str, Any]]) -> str:
     timed, geomean speedup against the reference; then the candidates whose verdicts differ. '' for one platform."""
     by_kind: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
-        by_kind[str((r.get("platform") or {}).get("vendor") or "cpu")].append(r)
+        by_kind[platform_kind(r.get("platform"))].append(r)
     if len(by_kind) < 2:
         return ""
     head = ["platform", "device", "n", "correct", "timed", "geomean"]

@@ -6,7 +6,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,9 +143,23 @@ def resolve_seed(seed: int | None, out: Path | None, resume: bool) -> int:
     return recorded if recorded is not None else secrets.randbits(31)
 
 
-def finished(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """Candidate rows already in a results file, by (task_id, candidate_id)."""
-    return {(r["task_id"], r["candidate_id"]): r for r in read_rows(path) if r.get("kind") == "task"}
+Key = tuple[str, ...]  # a candidate row's identity for --resume (see `resume_key`)
+
+
+def platform_kind(platform: Mapping[str, Any] | None) -> str:
+    """A platform's kind, the vendor of its device: nvidia, amd, intel, cpu (Triton's interpreter), ..."""
+    return str((platform or {}).get("vendor") or "cpu")
+
+
+def resume_key(row: Mapping[str, Any], by_platform: bool) -> Key:
+    """A candidate row's identity for --resume: (task, candidate), plus the platform kind when by platform."""
+    key: Key = (row["task_id"], row["candidate_id"])
+    return (*key, platform_kind(row.get("platform"))) if by_platform else key
+
+
+def finished(path: Path, by_platform: bool = False) -> dict[Key, dict[str, Any]]:
+    """Candidate rows already in a results file, by their resume key."""
+    return {resume_key(r, by_platform): r for r in read_rows(path) if r.get("kind") == "task"}
 
 
 def drop_torn_tail(path: Path) -> None:
