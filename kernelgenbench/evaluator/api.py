@@ -16,6 +16,7 @@ from typing import Any
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.errors import CandidateError, DatasetError, KgbError
+from kernelgenbench.evaluator.distributed import per_platform, run_on_ray
 from kernelgenbench.evaluator.runner import CandidateResult, EvalConfig, check_writable, run
 from kernelgenbench.evaluator.solutions import Candidate, from_rows, load_solutions
 
@@ -112,12 +113,10 @@ def evaluate(
              "timing": dict(timing) if timing is not None else None}
     overrides.update({k: v for k, v in given.items() if v is not None})
     out_path = Path(out) if out is not None else None
-    if ray or platforms.strip().lower() not in ("", "one", "any"):
+    if ray or per_platform(platforms):
         if not ray:
             raise KgbError(f"platforms={platforms!r} evaluates on every platform of a Ray cluster: add ray=True "
                            "(`kgb eval --ray [ADDRESS]`)")
-        from kernelgenbench.evaluator.distributed import run_on_ray
-
         return run_on_ray(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume,
                           address=None if ray is True else str(ray), platforms=platforms, on_row=on_row)
     return run(all_tasks, cands, config=EvalConfig(**overrides), out=out_path, resume=resume, overwrite=overwrite,

@@ -328,11 +328,16 @@ def _first_line(exc: BaseException) -> str:
     return text[:500]
 
 
+def per_platform(platforms: str) -> bool:
+    """Whether a `platforms` value asks for one evaluation per platform kind ('all' or a list), not 'one'/'any'."""
+    return platforms.strip().lower() not in ("", "one", "any")
+
+
 def select_kinds(platforms: str, present: Sequence[str]) -> list[str | None]:
     """The platform kinds to evaluate on: [None] for one (any), all present ones, or a named subset."""
-    spec = platforms.strip().lower()
-    if spec in ("", "one", "any"):
+    if not per_platform(platforms):
         return [None]
+    spec = platforms.strip().lower()
     if spec == "all":
         return list(present)
     wanted = [k.strip() for k in spec.split(",") if k.strip()]
@@ -363,7 +368,7 @@ def run_on_ray(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config
     config = config or EvalConfig()
     by_id = {t.id: t for t in tasks}
     cands = list(candidates)
-    by_platform = platforms.strip().lower() not in ("", "one", "any")
+    by_platform = per_platform(platforms)
     config = dataclasses.replace(config, seed=resolve_seed(config.seed, out, resume))
     done = finished(out, by_platform) if (resume and out is not None) else {}
     if out is not None and not resume and out.exists():
