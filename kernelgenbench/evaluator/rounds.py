@@ -17,7 +17,7 @@ import torch
 
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.evaluator.config import EvalConfig, on_cpu
-from kernelgenbench.evaluator.context import CPU_TIMING, INTERPRETER_CAVEATS, RunContext
+from kernelgenbench.evaluator.context import INTERPRETER_CAVEATS, RunContext
 from kernelgenbench.evaluator.cost import written_outputs
 from kernelgenbench.evaluator.inputs import round_inputs, split_call_args
 from kernelgenbench.evaluator.judge import judge_call
@@ -191,8 +191,8 @@ def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, An
 
 def _time_workload(ctx: RunContext, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
                    args: dict[str, Any], ref_out: Any, device: str, phases: dict[str, float]) -> WorkloadResult:
-    if on_cpu(device):
-        return replace(result, timing=dict(CPU_TIMING))
+    """A passed performance workload timed against its baselines and speed of light (never on CPU: the
+    candidate loop skips performance workloads there before any round runs)."""
     cfg = ctx.config
     seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
     with ctx.pool.locks[device].exclusive():  # nothing else runs on this device while it is timed
