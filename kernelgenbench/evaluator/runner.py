@@ -32,7 +32,6 @@ from kernelgenbench.evaluator.results import (
     check_writable,
     finished,
     not_in_dataset,
-    read_rows,
     recorded_seed,
     resolve_seed,
 )
@@ -40,7 +39,7 @@ from kernelgenbench.evaluator.solutions import Candidate
 
 # The runner's public names, wherever they live now (config, results, context, rounds, candidates).
 __all__ = ["CandidateResult", "EvalConfig", "ResultsWriter", "RunContext", "WorkloadResult", "auto_workers",
-           "check_writable", "evaluate_candidate", "finished", "read_rows", "recorded_seed", "resolve_seed", "run"]
+           "check_writable", "evaluate_candidate", "finished", "recorded_seed", "resolve_seed", "run"]
 
 
 def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalConfig = EvalConfig(),
