@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import CallReport, ThreadSeen
 
 IDLE_SHARE = 0.1  # of the call's wall time: a pool thread's wake-ups stay far below, a working thread does not
 IDLE_FLOOR_S = 0.02  # two clock ticks: the resolution of /proc's CPU times
-
-
-def _names(items: list[str] | tuple[str, ...]) -> str:
-    return ", ".join(items[:6]) + (f" (+{len(items) - 6} more)" if len(items) > 6 else "")
 
 
 def _still_working(t: ThreadSeen) -> bool:
@@ -41,12 +38,12 @@ def judge(task: Task, report: CallReport) -> str | None:
     busy = [t.name for t in threads.at_start if _worked(t, report.elapsed_s)]
     if busy:
         marks.append("thread(s) alive when the call started that were not there before the import, running Python "
-                     f"or using the CPU during the call: {_names(busy)}")
+                     f"or using the CPU during the call: {fmt_ops(busy)}")
     if threads.started:
-        marks.append(f"thread(s) started during the call: {_names(threads.started)}")
+        marks.append(f"thread(s) started during the call: {fmt_ops(threads.started)}")
     left = [t.name for t in threads.at_end if t.name not in before and (t.python or _still_working(t))]
     if left:
-        marks.append(f"thread(s) left running after the call: {_names(left)}")
+        marks.append(f"thread(s) left running after the call: {fmt_ops(left)}")
     return "; ".join(marks) or None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
@@ -9,8 +11,8 @@ from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import CallReport
 
 
-def fmt_ops(ops: list[str]) -> str:
-    """The first six ops named, and how many more."""
+def fmt_ops(ops: Sequence[str]) -> str:
+    """The first six names (ops, threads) joined, and how many more."""
     return ", ".join(ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
 
 
