@@ -41,6 +41,7 @@ class EvalConfig:
 
 
 def on_cpu(device: str) -> bool:
+    """Whether `device` ('cpu', 'cuda:1', ...) is the host: Triton's interpreter, correctness only."""
     return torch.device(device).type == "cpu"
 
 

@@ -25,6 +25,7 @@ from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
+from kernelgenbench.evaluator.config import on_cpu
 from kernelgenbench.evaluator.transfer import Arenas, pack, send_arenas, unpack_json
 from kernelgenbench.sandbox.protocol import (
     CallReport,
@@ -193,7 +194,7 @@ class Worker:
                                        float(setup.get("compile_allowance_s") or 0.0))
         self.isolation: IsolationReport | None = None  # what the worker entered, reported before the import
         self._arenas = Arenas()  # fresh for each candidate: nothing a previous worker left can reach this one
-        ctx = _context(start_method, interpret=setup["device"].split(":")[0] == "cpu")
+        ctx = _context(start_method, interpret=on_cpu(setup["device"]))
         self._conn, child = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
         with _caller_main_hidden():
