@@ -17,7 +17,7 @@ from typing import Any
 
 from kernelgenbench import sources
 from kernelgenbench.errors import KgbError
-from kernelgenbench.evaluator.results import platform_kind
+from kernelgenbench.evaluator.results import headline_us, platform_kind
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
 BASELINES = ("reference", "native", "compile")
@@ -91,24 +91,17 @@ def read_results(path: Path, torn: list[int] | None = None) -> list[dict[str, An
     return rows
 
 
-def _time(t: Mapping[str, Any] | None) -> float | None:
-    """A timing's headline; results written before it had `time_us` carry their headline as `median_us`."""
-    if not t or not t.get("available"):
-        return None
-    return t.get("time_us", t.get("median_us"))
-
-
 def _below_floor(t: Any) -> bool:
     return isinstance(t, Mapping) and bool(t.get("below_floor"))
 
 
 def _workload_speed(row: Mapping[str, Any]) -> WorkloadSpeed | None:
-    cand = _time(row.get("timing"))
+    cand = headline_us(row.get("timing"))
     if not cand or _below_floor(row.get("timing")):
         return None  # a time under the physical floor is no speed: it is counted apart (`below_floor`)
     speedup = {}
     for name, t in (row.get("baselines") or {}).items():
-        base = _time(t)
+        base = headline_us(t)
         if base:
             speedup[name] = base / cand
     sol = row.get("sol") or {}

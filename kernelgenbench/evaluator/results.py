@@ -97,6 +97,15 @@ class CandidateResult:
                    seed=row.get("seed"), isolation=row.get("isolation"))
 
 
+def headline_us(timing: Mapping[str, Any] | None) -> float | None:
+    """A timing's headline in µs (None when unavailable); timings written before `time_us` existed (results
+    files, cached baselines) carry it as `median_us`."""
+    if not timing or not timing.get("available"):
+        return None
+    t = timing.get("time_us", timing.get("median_us"))
+    return float(t) if t is not None else None
+
+
 def not_in_dataset(cand: Candidate, *, platform: dict[str, Any], seed: int | None) -> CandidateResult:
     """The result of a candidate whose task the dataset (or the chosen config) lacks: no verdict, not counted."""
     return CandidateResult(task_id=cand.task_id, candidate_id=cand.candidate_id, source=cand.task_id.split("/")[0],

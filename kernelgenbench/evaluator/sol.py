@@ -11,6 +11,7 @@ import torch
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.ceilings import Ceilings, device_ceilings
 from kernelgenbench.evaluator.cost import CostError, flatten_tensors, workload_cost
+from kernelgenbench.evaluator.results import headline_us
 
 
 def _compute_dtype(args: Mapping[str, Any]) -> str:
@@ -97,20 +98,13 @@ def sol_fraction(floor: float | None, time_us: float | None) -> float | None:
 IMPOSSIBLE_BELOW = 0.5
 
 
-def _headline_us(timing: Mapping[str, Any] | None) -> float | None:
-    if not timing or not timing.get("available"):
-        return None
-    t = timing.get("time_us", timing.get("median_us"))
-    return float(t) if t is not None else None
-
-
 def mark_below_floor(timing: Mapping[str, Any] | None, floor: float | None) -> dict[str, Any] | None:
     """A copy of `timing` with 'below_floor' and 'floor_ratio' (time / floor) when its time is under the
     floor; the timing unchanged (a copy) otherwise, None for None."""
     if timing is None:
         return None
     out = dict(timing)
-    t = _headline_us(timing)
+    t = headline_us(timing)
     if t is not None and floor and t < floor:
         out["below_floor"] = True
         out["floor_ratio"] = t / floor
@@ -138,7 +132,7 @@ def check_floor(timing: Mapping[str, Any] | None, baselines: Mapping[str, Any] |
     impossible = False
     if marked is not None and marked.get("below_floor"):
         ratio = marked["floor_ratio"]
-        notes.append(f"measured {_headline_us(marked):.3g} us is {ratio:.2f}x the speed-of-light floor "
+        notes.append(f"measured {headline_us(marked):.3g} us is {ratio:.2f}x the speed-of-light floor "
                      f"{floor:.3g} us ({sol['bound']}-bound); left out of speedups")  # type: ignore[index]
         impossible = ratio < IMPOSSIBLE_BELOW and not slow_bases
         if impossible:
