@@ -22,6 +22,7 @@ from kernelgenbench.evaluator.compare import (
     rule_values,
     unchanged,
 )
+from kernelgenbench.evaluator.cost import flatten_tensors
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.evaluator.workless import needs_work
 from kernelgenbench.sandbox.protocol import CallReport, Leaf
@@ -31,8 +32,8 @@ def storage_aliases(leaves: list[tuple[str, Any]], args: Mapping[str, Any]) -> d
     """For each output leaf, the parameter whose storage it shares (None when fresh)."""
     storages: dict[int, str] = {}
     for name, v in args.items():
-        for t in v if isinstance(v, list) else [v]:
-            if isinstance(t, torch.Tensor) and t.numel():
+        for t in flatten_tensors(v):
+            if t.numel():
                 storages.setdefault(t.untyped_storage().data_ptr(), name)
     return {where: storages.get(v.untyped_storage().data_ptr()) if isinstance(v, torch.Tensor) and v.numel() else None
             for where, v in leaves}

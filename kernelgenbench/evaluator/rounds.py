@@ -18,7 +18,7 @@ import torch
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.evaluator.config import EvalConfig, on_cpu
 from kernelgenbench.evaluator.context import INTERPRETER_CAVEATS, RunContext
-from kernelgenbench.evaluator.cost import written_outputs
+from kernelgenbench.evaluator.cost import flatten_tensors, written_outputs
 from kernelgenbench.evaluator.inputs import round_inputs, split_call_args
 from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.results import WorkloadResult
@@ -42,7 +42,7 @@ def interpreter_note(verdict: Verdict, args: dict[str, Any]) -> str:
     text = verdict.evidence.lower()
     if verdict.status in (Status.RUNTIME_ERROR, Status.COMPILE_ERROR) and ("autotun" in text or "do_bench" in text):
         return f"\n[interpreter] {INTERPRETER_CAVEATS[1]}"
-    tensors = [t for v in args.values() for t in (v if isinstance(v, list) else [v]) if isinstance(t, torch.Tensor)]
+    tensors = [t for v in args.values() for t in flatten_tensors(v)]
     if verdict.status is Status.INCORRECT_NUMERICS and any(t.dtype == torch.bfloat16 for t in tensors):
         return f"\n[interpreter] {INTERPRETER_CAVEATS[0]}"
     return ""

@@ -18,14 +18,12 @@ import torch
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.compare import flatten
+from kernelgenbench.evaluator.cost import flatten_tensors
 from kernelgenbench.evaluator.dispatch_guard import policy
 
 
 def _tensors(values: Iterable[Any]) -> list[torch.Tensor]:
-    out: list[torch.Tensor] = []
-    for v in values:
-        out.extend(t for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor))
-    return out
+    return [t for v in values for t in flatten_tensors(v)]
 
 
 def _fill_values(pristine: Mapping[str, Any]) -> set[complex]:
