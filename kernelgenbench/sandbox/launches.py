@@ -53,13 +53,8 @@ def loaded_kernels() -> frozenset[str]:
 def _kernel_classes() -> list[type]:
     from triton.runtime.jit import JITFunction
 
-    classes: list[type] = [JITFunction]
-    try:
-        from triton.runtime.interpreter import InterpretedFunction
-    except ImportError:  # a triton build without the interpreter
-        return classes
-    classes.append(InterpretedFunction)
-    return classes
+    interpreted = _interpreted_class()
+    return [JITFunction] if interpreted is None else [JITFunction, interpreted]
 
 
 def _compiled(kernel: Any) -> int:
@@ -85,7 +80,7 @@ def _range_factory() -> Any:
 def _interpreted_class() -> type | None:
     try:
         from triton.runtime.interpreter import InterpretedFunction
-    except ImportError:
+    except ImportError:  # a triton build without the interpreter
         return None
     return InterpretedFunction
 
