@@ -300,19 +300,6 @@ def _warm_up(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.de
     return per_call_ms
 
 
-def timer_functions() -> dict[str, Any]:
-    """The objects timing relies on; the evaluator checks they are unchanged after a candidate is imported."""
-    found: dict[str, Any] = {"torch.profiler.profile": torch.profiler.profile, "time_callable": time_callable}
-    for name in ("cuda", "xpu"):
-        mod = getattr(torch, name, None)
-        if mod is not None and hasattr(mod, "Event"):
-            found[f"torch.{name}.Event"] = mod.Event
-            found[f"torch.{name}.Event.record"] = mod.Event.record
-            found[f"torch.{name}.Event.elapsed_time"] = mod.Event.elapsed_time
-            found[f"torch.{name}.synchronize"] = mod.synchronize
-    return found
-
-
 def _timed_reps(fn: Callable[..., Any], sets: list[ArgSet], mod: Any, dev: torch.device, config: TimingConfig,
                 reps: int, flush: Callable[[], None] | None) -> tuple[list[float], list[tuple[int, int, int, str]]]:
     """`reps` calls between events (a device profiler around them where the backend has one): each call's
