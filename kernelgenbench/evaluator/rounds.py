@@ -9,20 +9,21 @@ import hashlib
 import secrets
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
 import torch
 
 from kernelgenbench.dataset.record import Task, Workload
+from kernelgenbench.evaluator.baselines import time_baselines
 from kernelgenbench.evaluator.config import EvalConfig, on_cpu
 from kernelgenbench.evaluator.context import INTERPRETER_CAVEATS, RunContext
 from kernelgenbench.evaluator.cost import flatten_tensors, written_outputs
 from kernelgenbench.evaluator.inputs import round_inputs, split_call_args
 from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.results import WorkloadResult
-from kernelgenbench.evaluator.sol import check_floor
+from kernelgenbench.evaluator.sol import check_floor, speed_of_light
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.status import Status, Verdict
 from kernelgenbench.evaluator.supervisor import NO_REPLY, Reply, Worker
@@ -212,32 +213,22 @@ def _time_workload(ctx: RunContext, task: Task, w: Workload, worker: Worker, res
         # come from base seed 0 whatever the run's seed: they are the evaluator's own code, so their inputs need
         # no secrecy, and a fixed seed keeps their disk cache valid across runs (an RL loop pays for them once).
         with phase(phases, "baselines"):
-            baselines = _call_optional("kernelgenbench.evaluator.baselines", "time_baselines", task, w,
-                                       device=device, seed=seed_for(0, task.id, w.id, "time", 0),
-                                       config=TimingConfig(**cfg.timing),
-                                       compile_ref=cfg.compile_baseline)
+            baselines = _recorded(time_baselines, task, w, device=device, seed=seed_for(0, task.id, w.id, "time", 0),
+                                  config=TimingConfig(**cfg.timing), compile_ref=cfg.compile_baseline)
         with phase(phases, "sol"):
-            sol = _call_optional("kernelgenbench.evaluator.sol", "speed_of_light", task, args, ref_out,
-                                 device=device)
+            sol = _recorded(speed_of_light, task, args, ref_out, device=device)
     floor = check_floor(timing, baselines, sol)  # a time under the physical floor is flagged (sol.py says why)
     status = Status.IMPOSSIBLE_TIMING if floor.impossible else result.status
     return replace(result, status=status, evidence=floor.note or result.evidence, timing=floor.timing,
                    baselines=floor.baselines, sol=sol)
 
 
-def _call_optional(module: str, name: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """Call a timing helper that may not be installed; its absence or failure is recorded, not raised."""
-    import importlib
-
+def _recorded(fn: Callable[..., Mapping[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The baselines' or the speed of light's dict; a failure is recorded in its place, never raised."""
     try:
-        fn = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        return {"available": False, "reason": f"{module}.{name} not available: {exc}"}
-    try:
-        out = fn(*args, **kwargs)
+        return dict(fn(*args, **kwargs))
     except Exception as exc:  # noqa: BLE001 - a baseline failure must not lose the candidate's result
-        return {"available": False, "reason": f"{name} failed: {exc!r}"[:500]}
-    return out.to_dict() if hasattr(out, "to_dict") else dict(out)
+        return {"available": False, "reason": f"{fn.__name__} failed: {exc!r}"[:500]}
 
 
 def trace_tail(chars: int = 3000) -> str:
