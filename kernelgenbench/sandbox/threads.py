@@ -91,10 +91,6 @@ class ThreadWatch:
         self.baseline = frozenset(os_threads())
         self._excess = python_threads(self.python_tids)[1]
 
-    def new(self) -> list[str]:
-        """Threads alive now that were not in the baseline, described."""
-        return [describe(t) for t in sorted(os_threads() - self.baseline)]
-
     def install(self) -> None:
         """Wrap the Python entry points that start threads (the module attribute and threading's copy)."""
         watch = self
