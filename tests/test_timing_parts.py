@@ -8,7 +8,8 @@ import torch
 from kernelgenbench.evaluator.ceilings import Ceilings
 from kernelgenbench.evaluator.cost import CostError, evaluate_cost, workload_cost
 from kernelgenbench.evaluator.report import geomean
-from kernelgenbench.evaluator.sol import floor_us, sol_fraction
+from kernelgenbench.evaluator.results import sol_fraction
+from kernelgenbench.evaluator.sol import floor_us
 from kernelgenbench.evaluator.timing import _spans, fresh_arg_sets, time_callable, trimmed_mean
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from kernelgenbench import sources
 from kernelgenbench.errors import KgbError
-from kernelgenbench.evaluator.results import headline_us, platform_kind
+from kernelgenbench.evaluator.results import headline_us, platform_kind, sol_fraction
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
 BASELINES = ("reference", "native", "compile")
@@ -105,7 +105,7 @@ def _workload_speed(row: Mapping[str, Any]) -> WorkloadSpeed | None:
         if base:
             speedup[name] = base / cand
     sol = row.get("sol") or {}
-    frac = sol["floor_us"] / cand if sol.get("available") and sol.get("floor_us") else None
+    frac = sol_fraction(sol.get("floor_us") if sol.get("available") else None, cand)
     return WorkloadSpeed(row["workload_id"], cand, speedup, frac, bool(row["timing"].get("launch_bound")))
 
 

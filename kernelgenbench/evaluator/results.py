@@ -106,6 +106,13 @@ def headline_us(timing: Mapping[str, Any] | None) -> float | None:
     return float(t) if t is not None else None
 
 
+def sol_fraction(floor: float | None, time_us: float | None) -> float | None:
+    """Fraction of speed of light reached: floor time over measured time (1.0 is the physical limit)."""
+    if not floor or not time_us:
+        return None
+    return floor / time_us
+
+
 def not_in_dataset(cand: Candidate, *, platform: dict[str, Any], seed: int | None) -> CandidateResult:
     """The result of a candidate whose task the dataset (or the chosen config) lacks: no verdict, not counted."""
     return CandidateResult(task_id=cand.task_id, candidate_id=cand.candidate_id, source=cand.task_id.split("/")[0],

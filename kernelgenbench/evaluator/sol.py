@@ -80,13 +80,6 @@ def speed_of_light(task: Task, args: Mapping[str, Any], outputs: Any, *, device:
             "write_bytes_per_s": ceil.write_bytes_per_s, "device_name": ceil.device_name}
 
 
-def sol_fraction(floor: float | None, time_us: float | None) -> float | None:
-    """Fraction of speed of light reached: floor time over measured time (1.0 is the physical limit)."""
-    if not floor or not time_us:
-        return None
-    return floor / time_us
-
-
 # Below the floor: a measured time under the speed-of-light floor is physically impossible if the floor is
 # right. Floors are not proven tight: in bench/results/examples_h200_results.jsonl the eager reference of
 # aten/bernoulli.p runs at 0.90x its floor and aten/mm's at 0.99x (a cost model that overcounts bytes, a
