@@ -706,7 +706,7 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
     log = _redirect_output(setup["log_path"])
     device = setup["device"]
     # Read by triton at import (spawned workers) and at decoration time; CPU means the interpreter.
-    os.environ["TRITON_INTERPRET"] = "1" if torch_device_type(device) == "cpu" else "0"
+    os.environ["TRITON_INTERPRET"] = "1" if torch.device(device).type == "cpu" else "0"
     activity = _Activity()
     try:
         s = _set_up(conn, setup, device, activity)
@@ -834,8 +834,3 @@ def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
         s.send_msg(s.conn, TimeReport(event="timing", timing=Timing(available=False,
                                                                     reason=f"timing failed: {exc!r}"[:500])),
                    None, msg.get("nonce"))
-
-
-def torch_device_type(device: str) -> str:
-    """'cuda' for 'cuda:0' without importing torch."""
-    return device.split(":", 1)[0]
