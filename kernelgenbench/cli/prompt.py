@@ -53,12 +53,11 @@ def register(app: typer.Typer, extract_app: typer.Typer) -> None:
         if not source:
             raise DatasetError(f"no dataset given: pass --dataset PATH_OR_REPO_ID (a `kgb build` folder, a Hub id or "
                                f"a JSONL of records) or set {DATASET_ENV}")
-        is_file = Path(source).expanduser().is_file()
-        cfg = config
-        match = load_tasks(source, config=cfg, split=split, revision=revision, ids=[task_id])
+        match = load_tasks(source, config=config, split=split, revision=revision, ids=[task_id])
         if not match:
-            tasks = load_tasks(source, config=cfg, split=split, revision=revision)
+            tasks = load_tasks(source, config=config, split=split, revision=revision)
             near = sorted(t.id for t in tasks if task_id.split("/")[-1].split(".")[0] in t.id)[:5]
+            is_file = Path(source).expanduser().is_file()
             where = source if is_file and config is None else f"{source} config {config or 'ms'}"
             hint = f"; similar: {', '.join(near)}" if near else "; try --config aten-all for uncurated ATen tasks"
             raise DatasetError(f"task {task_id} is not in {where} ({len(tasks)} tasks){hint}")
