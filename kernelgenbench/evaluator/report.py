@@ -17,7 +17,7 @@ from typing import Any
 
 from kernelgenbench import sources
 from kernelgenbench.errors import KgbError
-from kernelgenbench.evaluator.results import headline_us, platform_kind, sol_fraction
+from kernelgenbench.evaluator.results import headline_us, platform_kind, row_source, sol_fraction
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
 BASELINES = ("reference", "native", "compile")
@@ -130,7 +130,7 @@ def collect(rows: Sequence[Mapping[str, Any]]) -> list[CandidateSpeed]:
             continue
         key = (r["task_id"], r["candidate_id"])
         out.append(CandidateSpeed(
-            task_id=r["task_id"], candidate_id=r["candidate_id"], source=r.get("source") or r["task_id"].split("/")[0],
+            task_id=r["task_id"], candidate_id=r["candidate_id"], source=row_source(r),
             category=r.get("category") or "", passed=r.get("status") == "passed", status=r.get("status", ""),
             workloads=tuple(timed.get(key, ())), below_floor=below.get(key, 0),
             baselines_below_floor=bases_below.get(key, 0), evidence=str(r.get("evidence") or ""),

@@ -97,6 +97,11 @@ class CandidateResult:
                    seed=row.get("seed"), isolation=row.get("isolation"))
 
 
+def row_source(row: Mapping[str, Any]) -> str:
+    """A result row's source: its `source`, else the task id's prefix ('aten' of 'aten/add.Tensor')."""
+    return row.get("source") or row["task_id"].split("/", 1)[0]
+
+
 def headline_us(timing: Mapping[str, Any] | None) -> float | None:
     """A timing's headline in µs (None when unavailable); timings written before `time_us` existed (results
     files, cached baselines) carry it as `median_us`."""

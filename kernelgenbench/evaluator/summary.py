@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
+from kernelgenbench.evaluator.results import row_source
+
 _K_LADDER = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
@@ -53,7 +55,7 @@ def _group(rows: list[Mapping[str, Any]], label: str) -> GroupSummary:
         if r["status"] == "not_in_dataset":
             continue  # no task to solve: neither a solved nor a failed one
         per_task[r["task_id"]].append(r["status"] == "passed")
-        source_of[r["task_id"]] = r.get("source") or r["task_id"].split("/", 1)[0]
+        source_of[r["task_id"]] = row_source(r)
         if r.get("tokens") is not None:
             tokens.append(int(r["tokens"]))
     solved = {t for t, oks in per_task.items() if any(oks)}
