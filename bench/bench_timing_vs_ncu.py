@@ -437,12 +437,7 @@ def _alt_loop(fn: Callable[..., Any], sets: list, pre: Callable[[], None], reps:
         torch.cuda.synchronize()
     acts = timing._device_activities(prof)
     _, spans, _, _ = timing._spans(acts, reps)
-    groups: list[float] = []
-    for s, e, _, name in acts:
-        if FLUSH_NAME in name:
-            groups.append(0.0)
-        elif groups:
-            groups[-1] += (e - s) / 1e3
+    groups = calls_from_kernels([(name, (e - s) / 1e3) for s, e, _, name in acts])
     ksums = [g for g in groups if g > 0][-reps:]
     return (timing.trimmed_mean(spans) if spans else float("nan")), (timing.trimmed_mean(ksums) if ksums else float("nan"))
 
