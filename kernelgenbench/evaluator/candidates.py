@@ -15,7 +15,7 @@ from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.exception import classify_exception
 from kernelgenbench.evaluator.config import on_cpu
 from kernelgenbench.evaluator.context import CPU_TIMING, RunContext
-from kernelgenbench.evaluator.results import CandidateResult, WorkloadResult
+from kernelgenbench.evaluator.results import CandidateResult, WorkloadResult, judged_fields
 from kernelgenbench.evaluator.rounds import no_reply_status, phase, run_workload, trace_tail
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.static_checks import check_source
@@ -36,13 +36,12 @@ def evaluate_candidate(ctx: RunContext, task: Task, cand: Candidate) -> Candidat
         with ctx.pool.checkout() as device:
             return _evaluate_on(ctx, task, cand, device)
     except Exception:  # noqa: BLE001 - one candidate must never stop the run
-        res = CandidateResult(task_id=task.id, candidate_id=cand.candidate_id, source=task.source,
-                              category=task.category, status=Status.EVALUATOR_ERROR,
+        # seed None as before: the writer stamps the run's seed on the row
+        res = CandidateResult(**judged_fields(task, cand, platform=ctx.platforms.get(ctx.pool.devices[0], {}), seed=None),
+                              status=Status.EVALUATOR_ERROR,
                               evidence="the evaluator failed on this candidate (not a verdict on the candidate):\n"
                                        + trace_tail(),
-                              model=cand.model, method=cand.method, tokens=cand.tokens, code_sha256=cand.code_sha256,
-                              elapsed_s=time.perf_counter() - t0,
-                              platform=ctx.platforms.get(ctx.pool.devices[0], {}))
+                              elapsed_s=time.perf_counter() - t0)
         ctx.writer.write(res.to_row())
         return res
 
@@ -51,10 +50,7 @@ def _evaluate_on(ctx: RunContext, task: Task, cand: Candidate, device: str) -> C
     t0 = time.perf_counter()
     phases: dict[str, float] = {}
     platform = ctx.platforms[device]
-    meta = {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "category": task.category,
-            "model": cand.model,
-            "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256, "platform": platform,
-            "seed": ctx.config.seed}
+    meta = judged_fields(task, cand, platform=platform, seed=ctx.config.seed)
 
     def finish(status: Status, evidence: str, workloads: Sequence[WorkloadResult] = (), log: str = "",
                level: str | None = None) -> CandidateResult:

@@ -40,6 +40,7 @@ from kernelgenbench.evaluator.results import (
     ResultsWriter,
     WorkloadResult,
     finished,
+    judged_fields,
     not_in_dataset,
     platform_kind,
     resolve_seed,
@@ -310,10 +311,8 @@ class _Scheduler:
                               f"no live node of platform {kind or 'any'} is left to evaluate it ({why})")
 
     def _crashed(self, job: _Job, platform: dict[str, Any], evidence: str) -> None:
-        res = CandidateResult(task_id=job.task.id, candidate_id=job.cand.candidate_id, source=job.task.source,
-                              category=job.task.category, status=Status.CRASHED, evidence=evidence,
-                              model=job.cand.model, method=job.cand.method, tokens=job.cand.tokens,
-                              code_sha256=job.cand.code_sha256, platform=platform, seed=self.config.seed)
+        res = CandidateResult(**judged_fields(job.task, job.cand, platform=platform, seed=self.config.seed),
+                              status=Status.CRASHED, evidence=evidence)
         self.writer.write(res.to_row())
         self.results[(job.index, job.kind or "")] = res
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernelgenbench.dataset.record import Task
 from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.status import Status
@@ -116,6 +117,13 @@ def sol_fraction(floor: float | None, time_us: float | None) -> float | None:
     if not floor or not time_us:
         return None
     return floor / time_us
+
+
+def judged_fields(task: Task, cand: Candidate, *, platform: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """The CandidateResult fields that say which candidate of which task was judged, where, with which seed."""
+    return {"task_id": task.id, "candidate_id": cand.candidate_id, "source": task.source, "category": task.category,
+            "model": cand.model, "method": cand.method, "tokens": cand.tokens, "code_sha256": cand.code_sha256,
+            "platform": platform, "seed": seed}
 
 
 def not_in_dataset(cand: Candidate, *, platform: dict[str, Any], seed: int | None) -> CandidateResult:
