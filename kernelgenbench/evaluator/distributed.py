@@ -39,11 +39,10 @@ from kernelgenbench.evaluator.results import (
     Key,
     ResultsWriter,
     WorkloadResult,
-    finished,
     judged_fields,
     not_in_dataset,
+    open_results,
     platform_kind,
-    resolve_seed,
 )
 from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.status import Status
@@ -368,13 +367,10 @@ def run_on_ray(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config
     by_id = {t.id: t for t in tasks}
     cands = list(candidates)
     by_platform = per_platform(platforms)
-    config = dataclasses.replace(config, seed=resolve_seed(config.seed, out, resume))
-    done = finished(out, by_platform) if (resume and out is not None) else {}
-    if out is not None and not resume and out.exists():
-        out.unlink()  # a fresh run owns its results file
+    seed, done, writer = open_results(out, resume=resume, seed=config.seed, on_row=on_row, by_platform=by_platform)
+    config = dataclasses.replace(config, seed=seed)
     if out is not None:  # on a node that shares this file system, workers never see the results file
         config = dataclasses.replace(config, hidden_paths=(*config.hidden_paths, str(out.resolve())))
-    writer = ResultsWriter(out, on_row, seed=config.seed)
     ours = _connect(ray, address)
     try:
         sched = _Scheduler(ray, config, writer, retries, on_dispatch)

@@ -1,4 +1,5 @@
-"""What a run produces and where it goes: the result types and the append-only results file (resume, seeds)."""
+"""What a run produces and where it goes: the result types, the append-only results file (resume, seeds), and
+the readings of a result row that the runners, the summary and the report share (source, headline time, SOL)."""
 
 from __future__ import annotations
 
@@ -253,3 +254,14 @@ class ResultsWriter:
                     f.flush()
             if self.on_row is not None:
                 self.on_row(row)
+
+
+def open_results(out: Path | None, *, resume: bool, seed: int | None, on_row: Callable[[dict[str, Any]], None] | None,
+                 by_platform: bool = False) -> tuple[int, dict[Key, dict[str, Any]], ResultsWriter]:
+    """A run's start on its results file: the base seed (`resolve_seed`), the candidate rows a resumed file
+    already holds (by resume key), and the writer; without `resume` an existing file is replaced."""
+    seed = resolve_seed(seed, out, resume)
+    done = finished(out, by_platform) if (resume and out is not None) else {}
+    if out is not None and not resume and out.exists():
+        out.unlink()  # callers refuse to replace a file unless asked (check_writable)
+    return seed, done, ResultsWriter(out, on_row, seed=seed)

@@ -30,8 +30,8 @@ from kernelgenbench.evaluator.results import (
     ResultsWriter,
     WorkloadResult,
     check_writable,
-    finished,
     not_in_dataset,
+    open_results,
     recorded_seed,
     resolve_seed,
 )
@@ -39,7 +39,7 @@ from kernelgenbench.evaluator.solutions import Candidate
 
 # The runner's public names, wherever they live now (config, results, context, rounds, candidates).
 __all__ = ["CandidateResult", "EvalConfig", "ResultsWriter", "RunContext", "WorkloadResult", "auto_workers",
-           "check_writable", "evaluate_candidate", "finished", "recorded_seed", "resolve_seed", "run"]
+           "check_writable", "evaluate_candidate", "recorded_seed", "resolve_seed", "run"]
 
 
 def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalConfig = EvalConfig(),
@@ -55,11 +55,8 @@ def run(tasks: Iterable[Task], candidates: Iterable[Candidate], *, config: EvalC
         config = replace(config, workers=auto_workers(devices))
     if out is not None:
         check_writable(out, resume=resume, overwrite=overwrite)
-    config = replace(config, seed=resolve_seed(config.seed, out, resume))
-    done = finished(out) if (resume and out is not None) else {}
-    if out is not None and not resume and out.exists():
-        out.unlink()  # replaced only when asked (`overwrite`; check_writable refused otherwise)
-    writer = ResultsWriter(out, on_row, seed=config.seed)
+    seed, done, writer = open_results(out, resume=resume, seed=config.seed, on_row=on_row)
+    config = replace(config, seed=seed)
     results: dict[int, CandidateResult] = {}
     with precision_policy(allow_tf32=False):  # references are judged in fp32 arithmetic
         _run_all(config, devices, writer, by_id, cands, done, results)
