@@ -18,6 +18,7 @@ from typing import Any
 from kernelgenbench import sources
 from kernelgenbench.errors import KgbError
 from kernelgenbench.evaluator.results import headline_us, platform_kind, row_source, sol_fraction
+from kernelgenbench.locations import Location
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
 BASELINES = ("reference", "native", "compile")
@@ -87,7 +88,8 @@ def read_results(path: Path, torn: list[int] | None = None) -> list[dict[str, An
                 if torn is not None:
                     torn.append(i)
                 continue
-            raise KgbError(f"{path}:{i}: not a JSON line ({exc.msg}); is this a `kgb eval` results file?") from None
+            raise KgbError(Location(str(path), i).message(
+                f"not a JSON line ({exc.msg}); is this a `kgb eval` results file?")) from None
     return rows
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelgenbench.errors import CandidateError
+from kernelgenbench.locations import Location
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,15 @@ def from_rows(rows: Iterable[dict[str, Any]], origin: str = "<rows>") -> list[Ca
     ids: set[tuple[str, str]] = set()
     for i, row in enumerate(rows, 1):
         if not isinstance(row, dict) or not isinstance(row.get("task_id"), str) or not isinstance(row.get("code"), str):
-            raise CandidateError(f"{origin}:{i}: a solution row needs string fields 'task_id' and 'code'")
+            raise CandidateError(Location(origin, i).message(
+                "a solution row needs string fields 'task_id' and 'code'"))
         tid = row["task_id"]
         n = seen.get(tid, 0)
         seen[tid] = n + 1
         cid = str(row.get("candidate_id") or f"{tid}#{n}")
         if (tid, cid) in ids:
-            raise CandidateError(f"{origin}:{i}: duplicate candidate_id {cid!r} for task {tid}; make the ids unique")
+            raise CandidateError(Location(origin, i).message(
+                f"duplicate candidate_id {cid!r} for task {tid}; make the ids unique"))
         ids.add((tid, cid))
         tokens = row.get("tokens")
         out.append(Candidate(task_id=tid, code=row["code"], candidate_id=cid, model=row.get("model"),
@@ -94,7 +97,8 @@ def from_jsonl(path: Path) -> list[Candidate]:
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise CandidateError(f"{path}:{i}: not valid JSON ({exc.msg}); fix or drop that line") from None
+            raise CandidateError(Location(str(path), i).message(
+                f"not valid JSON ({exc.msg}); fix or drop that line")) from None
     return from_rows(rows, origin=str(path))
 
 
