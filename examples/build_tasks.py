@@ -17,15 +17,15 @@ from pathlib import Path
 from kernelgenbench import __version__
 from kernelgenbench.dataset.jsonl import read_jsonl
 from kernelgenbench.dataset.schema import validate_record
-from kernelgenbench.extractors.module_code import module_code
+from kernelgenbench.reference_impls.inline import build_text
 
 ATEN_IDS = ["aten/add.Tensor", "aten/add_.Tensor", "aten/mul.Tensor", "aten/mm", "aten/sum.dim_IntList",
             "aten/_softmax", "aten/bernoulli.p"]
 
 
-def _ref(module: str, function: str) -> dict:
-    """The record's {module, function, code} part for a function of kernelgenbench/reference_impls/<module>.py."""
-    return module_code(f"kernelgenbench.reference_impls.{module}", function)
+def _code(module: str, *names: str) -> str:
+    """The record text of reference module `module` holding `names` and what they reach."""
+    return build_text([(f"kernelgenbench.reference_impls.{module}", n) for n in names])
 
 
 def _param(name, type_, kind, *, mutable=False, direction="in", dtype=None, alias=None):
@@ -73,13 +73,17 @@ VLLM_TOL = {"float16": {"atol": 1e-2, "rtol": 1e-2}, "bfloat16": {"atol": 2e-2, 
 
 def vllm_records() -> list[dict]:
     """rms_norm, fused_add_rms_norm, reshape_and_cache_flash (vLLM 0.13.0)."""
+    rms_code = _code("vllm_norm", "rms_norm", "make_rms_norm_inputs")
+    fused_code = _code("vllm_norm", "fused_add_rms_norm", "make_fused_add_rms_norm_inputs")
+    cache_code = _code("vllm_cache", "reshape_and_cache_flash", "make_reshape_and_cache_flash_inputs")
+    ref = lambda mod, code, fn: {"module": f"kernelgenbench.reference_impls.{mod}", "function": fn, "code": code}  # noqa: E731
     wl = lambda i, purpose, params: {"id": f"{purpose[0]}{i}", "purpose": purpose, "origin": "handwritten", "params": params}  # noqa: E731
     rms = _base(
         "vllm", "rms_norm", "rms_norm(Tensor! result, Tensor input, Tensor weight, float epsilon) -> ()",
         [_param("result", "Tensor!", "tensor", mutable=True, direction="out"), _param("input", "Tensor", "tensor"),
          _param("weight", "Tensor", "tensor"), _param("epsilon", "float", "float")],
-        category="normalization", entry_point="rms_norm", reference=_ref("vllm_norm", "rms_norm"),
-        inputs=_ref("vllm_norm", "make_rms_norm_inputs"),
+        category="normalization", entry_point="rms_norm", reference=ref("vllm_norm", rms_code, "rms_norm"),
+        inputs=ref("vllm_norm", rms_code, "make_rms_norm_inputs"),
         workloads=[wl(0, "correctness", {"num_tokens": 7, "hidden_size": 768, "dtype": "float16"}),
                    wl(1, "correctness", {"num_tokens": 5, "hidden_size": 1000, "dtype": "float32", "strided_input": True}),
                    wl(2, "correctness", {"num_tokens": 3, "hidden_size": 512, "dtype": "bfloat16"}),
@@ -94,8 +98,8 @@ def vllm_records() -> list[dict]:
          _param("residual", "Tensor!", "tensor", mutable=True, direction="inout"),
          _param("weight", "Tensor", "tensor"), _param("epsilon", "float", "float")],
         category="normalization", entry_point="fused_add_rms_norm",
-        reference=_ref("vllm_norm", "fused_add_rms_norm"),
-        inputs=_ref("vllm_norm", "make_fused_add_rms_norm_inputs"),
+        reference=ref("vllm_norm", fused_code, "fused_add_rms_norm"),
+        inputs=ref("vllm_norm", fused_code, "make_fused_add_rms_norm_inputs"),
         workloads=[wl(0, "correctness", {"num_tokens": 7, "hidden_size": 768, "dtype": "float16"}),
                    wl(1, "correctness", {"num_tokens": 4, "hidden_size": 1000, "dtype": "float32", "strided_input": True}),
                    wl(0, "performance", {"num_tokens": 4096, "hidden_size": 8192, "dtype": "bfloat16"})],
@@ -112,8 +116,8 @@ def vllm_records() -> list[dict]:
          _param("slot_mapping", "Tensor", "tensor"), _param("kv_cache_dtype", "str", "str"),
          _param("k_scale", "Tensor", "tensor"), _param("v_scale", "Tensor", "tensor")],
         category="kv-cache", entry_point="reshape_and_cache_flash",
-        reference=_ref("vllm_cache", "reshape_and_cache_flash"),
-        inputs=_ref("vllm_cache", "make_reshape_and_cache_flash_inputs"),
+        reference=ref("vllm_cache", cache_code, "reshape_and_cache_flash"),
+        inputs=ref("vllm_cache", cache_code, "make_reshape_and_cache_flash_inputs"),
         workloads=[wl(0, "correctness", {"num_tokens": 42, "num_heads": 4, "head_size": 64, "block_size": 16, "dtype": "float16"}),
                    wl(1, "correctness", {"num_tokens": 11, "num_heads": 2, "head_size": 80, "block_size": 8, "dtype": "float32",
                                          "kv_cache_layout": "HND"}),
@@ -135,6 +139,7 @@ CUBLAS_TOL = {"float32": {"atol": 1e-5, "rtol": 1e-5}}
 
 def cublas_records() -> list[dict]:
     """cublasSaxpy_v2, cublasSscal_v2, cublasSgemm_v2 (cuBLAS 12.4)."""
+    ref = lambda mod, code, fn: {"module": f"kernelgenbench.reference_impls.{mod}", "function": fn, "code": code}  # noqa: E731
     ptr = lambda name, const, mutable=False, direction="in": _param(  # noqa: E731
         name, ("const float*" if const else "float*"), "tensor", mutable=mutable, direction=direction, dtype="float32")
     alpha = lambda name="alpha": _param(name, "const float*", "float", dtype="float32")  # noqa: E731
@@ -145,7 +150,7 @@ def cublas_records() -> list[dict]:
         "cublas", "cublasSaxpy_v2",
         "cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float* alpha, const float* x, int incx, float* y, int incy)",
         [integer("n"), alpha(), ptr("x", True), integer("incx"), ptr("y", False, True, "inout"), integer("incy")],
-        category="blas1", entry_point="cublasSaxpy_v2", reference=_ref("cublas_level1", "axpy"), inputs=None,
+        category="blas1", entry_point="cublasSaxpy_v2", reference=ref("cublas_level1", _code("cublas_level1", "axpy"), "axpy"), inputs=None,
         workloads=[wl(0, "correctness", {"n": _v(1000), "alpha": _f(2.5), "x": _t([1000]), "incx": _v(1),
                                          "y": _t([1000]), "incy": _v(1)}),
                    wl(1, "correctness", {"n": _v(300), "alpha": _f(-0.75), "x": _t([600]), "incx": _v(2),
@@ -158,7 +163,7 @@ def cublas_records() -> list[dict]:
         "cublas", "cublasSscal_v2",
         "cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float* alpha, float* x, int incx)",
         [integer("n"), alpha(), ptr("x", False, True, "inout"), integer("incx")],
-        category="blas1", entry_point="cublasSscal_v2", reference=_ref("cublas_level1", "scal"), inputs=None,
+        category="blas1", entry_point="cublasSscal_v2", reference=ref("cublas_level1", _code("cublas_level1", "scal"), "scal"), inputs=None,
         workloads=[wl(0, "correctness", {"n": _v(777), "alpha": _f(0.3), "x": _t([777]), "incx": _v(1)}),
                    wl(1, "correctness", {"n": _v(200), "alpha": _f(-2.0), "x": _t([801]), "incx": _v(4)}),
                    wl(0, "performance", {"n": _v(1 << 26), "alpha": _f(1.5), "x": _t([1 << 26]), "incx": _v(1)})],
@@ -182,7 +187,7 @@ def cublas_records() -> list[dict]:
         "const float* beta, float* C, int ldc)",
         [enum("transa"), enum("transb"), integer("m"), integer("n"), integer("k"), alpha(), ptr("A", True),
          integer("lda"), ptr("B", True), integer("ldb"), alpha("beta"), ptr("C", False, True, "inout"), integer("ldc")],
-        category="blas3", entry_point="cublasSgemm_v2", reference=_ref("cublas_level3", "gemm"), inputs=None,
+        category="blas3", entry_point="cublasSgemm_v2", reference=ref("cublas_level3", _code("cublas_level3", "gemm"), "gemm"), inputs=None,
         workloads=[gemm_case(0, "correctness", "N", "N", 33, 20, 17), gemm_case(1, "correctness", "T", "N", 40, 24, 70),
                    gemm_case(2, "correctness", "N", "T", 16, 48, 32),
                    gemm_case(0, "performance", "N", "N", 4096, 4096, 4096)],

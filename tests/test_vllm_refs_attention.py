@@ -21,7 +21,7 @@ import torch
 import yaml
 from vllm_sources import unpack
 
-from kernelgenbench.extractors.vllm.curated import module_source
+from kernelgenbench.reference_impls.inline import module_text as module_source
 
 _FILE = "vllm_curated_attention.yaml"
 _BINDINGS = ("csrc/torch_bindings.cpp",)

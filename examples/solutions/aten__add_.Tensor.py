@@ -1,5 +1,4 @@
 """aten::add_.Tensor: self += alpha * other in place (other broadcast to self's shape)."""
-import torch
 import triton
 import triton.language as tl
 

@@ -1,5 +1,6 @@
-"""Pure-PyTorch references and input generators, one module per op family.
+"""Pure-PyTorch references and input generators, one module (or small package) per op family.
 
-Every module here is self-contained (imports only torch, math and the standard library) because its source
-text is embedded in published records and must run without this package.
+Modules here import only torch, math, the standard library and each other: a record's text is built from
+them by `inline.build_text` (its reference and generator with exactly the definitions they reach, imports
+of other reference modules replaced by those definitions), so it runs without this package.
 """

@@ -1,8 +1,8 @@
 """Helpers several reference modules share.
 
 A record carries its reference module's text, self-contained (it imports only torch), so the modules here are
-not imported by a record: `kernelgenbench.reference_impls.inline.self_contained` writes the definitions a
-module imports from this one into its text when an extractor embeds it.
+not imported by a record: `kernelgenbench.reference_impls.inline.build_text` writes the definitions a
+record's reference reaches from this one into its text when an extractor embeds it.
 """
 
 from __future__ import annotations

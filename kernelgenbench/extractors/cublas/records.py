@@ -16,8 +16,8 @@ from kernelgenbench.extractors.cublas.directions import ParamFacts, Passing, par
 from kernelgenbench.extractors.cublas.headers import HeaderSet
 from kernelgenbench.extractors.cublas.parse import Header, Prototype, parse_header
 from kernelgenbench.extractors.cublas.tasks_file import curated_names, tasks_data
-from kernelgenbench.extractors.module_code import module_code
 from kernelgenbench.locations import Location
+from kernelgenbench.reference_impls.inline import build_text
 
 _REF_PACKAGE = "kernelgenbench.reference_impls"
 _INPUTS_MODULE = "cublas_inputs"
@@ -206,8 +206,11 @@ def _add_benchmark(rec: dict[str, Any], name: str, cand: list[ParamFacts]) -> No
     acc = tol["base"][base["dtype"]] * math.sqrt(k)
     rec["tolerance"] = {dt: {"atol": max(tol["floor"][dt], acc), "rtol": max(tol["floor"][dt], acc)}
                         for dt in sorted(out_dtypes)}
-    rec["reference"] = module_code(f"{_REF_PACKAGE}.{spec['module']}", name)
-    rec["inputs"] = module_code(f"{_REF_PACKAGE}.{_INPUTS_MODULE}", spec["inputs"])
+    ref, inputs = f"{_REF_PACKAGE}.{spec['module']}", f"{_REF_PACKAGE}.{_INPUTS_MODULE}"
+    # One text per record: the reference and its generator with exactly what they reach (inline.build_text).
+    text = build_text([(ref, name), (inputs, spec["inputs"])])
+    rec["reference"] = {"module": ref, "function": name, "code": text}
+    rec["inputs"] = {"module": inputs, "function": spec["inputs"], "code": text}
     rec["workloads"] = workloads
     purposes = {w["purpose"] for w in workloads}
     rec["workload_status"] = ({"state": "ok", "reason": ""} if purposes == {"correctness", "performance"}

@@ -7,7 +7,6 @@ missing fields are problems naming file:line); a bad entry is reported and left 
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 from collections.abc import Mapping
@@ -19,8 +18,8 @@ from packaging.version import InvalidVersion, Version
 
 from kernelgenbench.datafiles import DATA_PACKAGE, DataFile, check_keys, load_data, load_data_copy
 from kernelgenbench.errors import SourceParseError
-from kernelgenbench.extractors.module_code import module_source
 from kernelgenbench.locations import Location
+from kernelgenbench.reference_impls.inline import top_level_names
 
 _REQUIRED = ("schema", "module", "function", "category", "semantics", "tolerance")
 _OPTIONAL = ("inputs", "cost", "description", "test", "grid_map", "fixed", "correctness", "performance",
@@ -132,18 +131,13 @@ class CuratedData:
         return next((n for n, ops in self.names.items() if op in ops), None)
 
 
-@functools.cache
-def _defined_functions(module: str) -> frozenset[str]:
-    return frozenset(n.name for n in ast.parse(module_source(module)).body if isinstance(n, ast.FunctionDef))
-
-
 def _entry(op: str, df: DataFile, file: str) -> CuratedEntry:
     raw = check_keys(df, ("ops", op), required=_REQUIRED, optional=_OPTIONAL, what=f"entry {op!r}")
     line = df.where("ops", op).line or 1
     if not str(raw["schema"]).startswith(f"{op}("):
         raise SourceParseError(f"entry {op!r}: schema must start with '{op}('", at=df.where("ops", op, "schema"))
     try:
-        defined = _defined_functions(raw["module"])
+        defined = top_level_names(raw["module"])
     except SyntaxError as exc:
         raise SourceParseError(f"entry {op!r}: module {raw['module']} does not parse ({exc.msg})",
                                at=df.where("ops", op, "module")) from None

@@ -15,6 +15,7 @@ from kernelgenbench.datafiles import load_data
 from kernelgenbench.dataset.record import (
     RECORD_VERSION,
     Benchmark,
+    Code,
     Param,
     Provenance,
     Purpose,
@@ -22,7 +23,6 @@ from kernelgenbench.dataset.record import (
     Semantics,
     WorkloadStatus,
 )
-from kernelgenbench.extractors.module_code import module_code
 from kernelgenbench.extractors.vllm.curated import CuratedEntry
 from kernelgenbench.extractors.vllm.guards import platforms_for
 from kernelgenbench.extractors.vllm.registrations import CATCH_ALL, OpDef, OpImpl
@@ -31,6 +31,7 @@ from kernelgenbench.extractors.vllm.test_grids import TestGrid, grid_to_dict
 from kernelgenbench.extractors.vllm.workloads import GridSource, WorkloadPlan
 from kernelgenbench.extractors.vllm.wrapper_schema import comparable
 from kernelgenbench.extractors.vllm.wrappers import Wrapper, wrapper_to_dict
+from kernelgenbench.reference_impls.inline import build_text
 
 NO_GENERATOR = "no reference/input generator for this op"
 
@@ -245,11 +246,14 @@ def _curated_parts(inp: RecordInput, m: _Match) -> dict[str, Any]:
     """The fields the curated entry decides: category, semantics, reference, inputs, tolerance, cost."""
     entry, rules = inp.entry, category_rules()
     used = entry if m.ok else None
+    # One text per record: the reference and its generator with exactly what they reach (inline.build_text).
+    text = build_text([(entry.module, fn) for fn in (used.function, used.inputs) if fn]) if used else ""
+    code = lambda fn: Code(entry.module, fn, text).to_dict()  # noqa: E731
     return {
         "category": entry.category if entry else rules.category(inp.op.name),
         "semantics": entry.semantics if entry else Semantics.DETERMINISTIC.value,
-        "reference": module_code(used.module, used.function) if used else None,
-        "inputs": module_code(used.module, used.inputs) if used and used.inputs else None,
+        "reference": code(used.function) if used else None,
+        "inputs": code(used.inputs) if used and used.inputs else None,
         "tolerance": {k: {kk: float(vv) for kk, vv in v.items()} for k, v in
                       (entry.tolerance if entry else rules.default_tolerance).items()},
         "cost": dict(used.cost) if used and used.cost else None,
