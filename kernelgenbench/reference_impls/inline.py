@@ -52,6 +52,7 @@ class _Module:
     internal: Mapping[str, tuple[str, str, int]]  # local name -> (reference module, its name there, line)
     external: Mapping[str, tuple[str, str]]  # local name -> (import group key, the alias as written)
 
+    @functools.cached_property
     def defines(self) -> dict[str, list[int]]:
         """Indices of the statements binding each top-level name."""
         out: dict[str, list[int]] = {}
@@ -118,9 +119,8 @@ def _read(module: str) -> tuple[str, str]:
     package, _, leaf = module.rpartition(".")
     try:
         base = resources.files(package)
-        path = base / leaf / "__init__.py" if (base / leaf).is_dir() else base / f"{leaf}.py"
-        return path.read_text(encoding="utf-8"), module.replace(".", "/") + (
-            "/__init__.py" if (base / leaf).is_dir() else ".py")
+        rel = f"{leaf}/__init__.py" if (base / leaf).is_dir() else f"{leaf}.py"
+        return (base / rel).read_text(encoding="utf-8"), f"{package.replace('.', '/')}/{rel}"
     except (ModuleNotFoundError, FileNotFoundError):
         raise SourceParseError(f"module {module} not found") from None
 
@@ -164,7 +164,7 @@ def _need(c: _Closure, module: str, name: str, at: Location | None) -> list[tupl
     m = _module(module, c.root)
     c.keep.setdefault(module, set())
     c.future |= m.future
-    indices = m.defines().get(name)
+    indices = m.defines.get(name)
     if indices:
         if c.owner.setdefault(name, module) != module:
             raise SourceParseError(f"{name} is defined in both {c.owner[name]} and {module}; a record's text "
@@ -247,7 +247,7 @@ def build_text(entries: Sequence[tuple[str, str]], *, root: str = PACKAGE) -> st
 def top_level_names(module: str, *, root: str = PACKAGE) -> frozenset[str]:
     """The names a reference module offers: those it defines and those it imports from reference modules."""
     m = _module(module, root)
-    return frozenset(m.defines()) | frozenset(m.internal)
+    return frozenset(m.defines) | frozenset(m.internal)
 
 
 def module_text(module: str, *, root: str = PACKAGE) -> str:
