@@ -221,11 +221,12 @@ def _module_order(c: _Closure, first: Sequence[str]) -> list[str]:
 
 
 def _join(parts: list[tuple[str, bool]]) -> str:
-    """Parts with two blank lines around definitions and one newline between other statements."""
+    """Parts with two blank lines where either side is spaced (a definition, a module's first statement,
+    a commented statement) and one newline between other statements."""
     out = ""
-    for i, (text, is_def) in enumerate(parts):
+    for i, (text, spaced) in enumerate(parts):
         if i:
-            out += "\n\n\n" if is_def or parts[i - 1][1] else "\n"
+            out += "\n\n\n" if spaced or parts[i - 1][1] else "\n"
         out += text
     return out + "\n"
 
@@ -239,9 +240,11 @@ def build_text(entries: Sequence[tuple[str, str]], *, root: str = PACKAGE) -> st
     block = "\n\n".join(b for b in (f'"""{head}"""' if head else "",
                                      "from __future__ import annotations" if c.future else "",
                                      "\n".join(imports)) if b)
-    order = _module_order(c, [m for m, _ in entries])
-    stmts = [_module(m, root).stmts[i] for m in order for i in sorted(c.keep[m])]
-    return _join(([(block, True)] if block else []) + [(st.text, st.is_def) for st in stmts])
+    parts = [(block, True)] if block else []
+    for m in _module_order(c, [m for m, _ in entries]):
+        stmts = [_module(m, root).stmts[i] for i in sorted(c.keep[m])]
+        parts += [(st.text, st.is_def or k == 0 or st.text.startswith("#")) for k, st in enumerate(stmts)]
+    return _join(parts)
 
 
 def top_level_names(module: str, *, root: str = PACKAGE) -> frozenset[str]:
