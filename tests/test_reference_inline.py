@@ -166,6 +166,26 @@ def test_two_definitions_of_one_name_cannot_share_a_record(toy):
         build_text([(f"{root}.y", "fy")], root=root)
 
 
+def test_one_name_imported_two_ways_cannot_share_a_record(toy):
+    root = toy(x="""
+        import math as m
+
+
+        def fx():
+            return m.pi
+    """, y="""
+        import torch as m
+
+        from ROOT.x import fx
+
+
+        def fy():
+            return m.pi + fx()
+    """)
+    with pytest.raises(SourceParseError, match="m is imported as both"):
+        build_text([(f"{root}.y", "fy")], root=root)
+
+
 def test_an_undefined_name_and_an_aliased_helper_import_are_errors(toy):
     root = toy(m="""
         def ref():

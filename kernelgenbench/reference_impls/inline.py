@@ -94,11 +94,12 @@ def _stmt(lines: list[str], node: ast.stmt, file: str) -> _Stmt:
 
 
 def _imports(node: ast.Import | ast.ImportFrom, root: str, internal: dict[str, tuple[str, str, int]],
-             external: dict[str, tuple[str, str]]) -> None:
+             external: dict[str, tuple[str, str]], file: str) -> None:
     """Record what an import statement binds: reference modules' names are followed, others are kept."""
     if isinstance(node, ast.ImportFrom):
         if node.level:
-            raise SourceParseError("use absolute imports in reference modules, so the build can follow them")
+            raise SourceParseError("use absolute imports in reference modules, so the build can follow them",
+                                   at=Location(file, node.lineno))
         module = node.module or ""
         for a in node.names:
             local = a.asname or a.name
@@ -110,7 +111,7 @@ def _imports(node: ast.Import | ast.ImportFrom, root: str, internal: dict[str, t
     for a in node.names:
         if a.name == root or a.name.startswith(f"{root}."):
             raise SourceParseError(f"import {a.name}: import names from a reference module instead "
-                                   "(`from ... import f`), so the build can follow them")
+                                   "(`from ... import f`), so the build can follow them", at=Location(file, node.lineno))
         external[a.asname or a.name.split(".")[0]] = (f"import {a.name}" + (f" as {a.asname}" if a.asname else ""), "")
 
 
@@ -139,7 +140,7 @@ def _module(module: str, root: str) -> _Module:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             future = True
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            _imports(node, root, internal, external)
+            _imports(node, root, internal, external, file)
         elif isinstance(node, (*_DEFS, ast.Assign, ast.AnnAssign)):
             stmts.append(_stmt(lines, node, file))
         elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
@@ -156,6 +157,7 @@ class _Closure:
     keep: dict[str, set[int]]  # module -> indices of kept statements
     owner: dict[str, str]  # emitted name -> the module whose definition it is
     imports: dict[str, list[str]]  # import group key -> aliases (empty for plain `import x`)
+    imported: dict[str, tuple[str, str]]  # emitted name -> the import (group, alias) that binds it
     future: bool = False
 
 
@@ -179,6 +181,9 @@ def _need(c: _Closure, module: str, name: str, at: Location | None) -> list[tupl
         return [(source, name, Location(m.file, line))]
     if name in m.external:
         group, alias = m.external[name]
+        if c.imported.setdefault(name, (group, alias)) != (group, alias):
+            raise SourceParseError(f"{name} is imported as both `{' import '.join(c.imported[name])}` and "
+                                   f"`{group} import {alias}`; a record's text has one namespace", at=at)
         aliases = c.imports.setdefault(group, [])
         if alias and alias not in aliases:
             aliases.append(alias)
@@ -189,7 +194,7 @@ def _need(c: _Closure, module: str, name: str, at: Location | None) -> list[tupl
 
 
 def _collect(entries: Iterable[tuple[str, str]], root: str) -> _Closure:
-    c = _Closure(root, {}, {}, {})
+    c = _Closure(root, {}, {}, {}, {})
     wanted = [(module, name, None) for module, name in entries]
     seen: set[tuple[str, str]] = set()
     while wanted:
