@@ -80,7 +80,7 @@ seen = {"info": info, "pid": os.getpid(), "ids": [os.getresuid(), os.getresgid()
 seen["pwd"] = os.environ.get("PWD")
 seen["tmp"] = sorted(os.listdir("/tmp")) if os.path.isdir("/tmp") else None
 try:
-    with open("/tmp/kgb-probe-left-behind", "w") as f:
+    with open(cfg["probe"]["marker"], "w") as f:
         f.write("x")
     seen["tmp_write"] = "written"
 except OSError as exc:
@@ -107,6 +107,9 @@ def _probe(level: str | None) -> dict:
     """Enter isolation (from `level` down) in a fresh process and report what it sees from inside; the
     evaluator's pid, a covered results file and dataset, and another candidate's folder are its targets."""
     base = Path(tempfile.mkdtemp(prefix="kgb-iso-probe-"))
+    # a name of its own in the host's /tmp: a weaker level's probe (which may write there) leaves no trace
+    # that a later probe would read as its own
+    marker = Path("/tmp") / f"kgb-probe-left-behind-{base.name}"
     try:
         os.chmod(base, 0o755)  # only the files' own modes and the covers keep the worker out
         results = base / "results.jsonl"
@@ -122,17 +125,18 @@ def _probe(level: str | None) -> dict:
         uid = UID_BASE if level is None else None  # the weaker levels run as the evaluator, as without root
         cfg = {"workdir": str(base / "mine"), "uid": uid, "gid": uid, "hide": [str(results), str(dataset)],
                "level": level, "probe": {"results": str(results), "dataset_file": str(dataset / "tasks.jsonl"),
-                                         "other_home": str(other / "candidate.py"), "evaluator": os.getpid()}}
+                                         "other_home": str(other / "candidate.py"), "evaluator": os.getpid(),
+                                         "marker": str(marker)}}
         proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(cfg)], capture_output=True, text=True,
                               timeout=120)
         assert proc.returncode == 7, proc.stderr[-2000:]  # the intermediate mirrors PID 1's exit status
         seen = json.loads(proc.stdout.strip().splitlines()[-1])
         assert results.read_text() == '{"kind": "task"}\n'
-        seen["left_in_host_tmp"] = os.path.exists("/tmp/kgb-probe-left-behind")
+        seen["left_in_host_tmp"] = marker.exists()
         seen["paths"] = {"workdir": cfg["workdir"], "covered": [str(results), str(dataset)]}
         return seen
     finally:
-        subprocess.run(["rm", "-rf", str(base)], check=False)
+        subprocess.run(["rm", "-rf", str(base), str(marker)], check=False)
 
 
 @ROOT_ONLY
