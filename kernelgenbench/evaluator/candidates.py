@@ -96,19 +96,20 @@ def _run_worker(ctx: RunContext, task: Task, cand: Candidate, device: str, setup
         if not v.passed:
             return finish(v.status, v.evidence, log=ready.log_tail or worker.log_tail(), level=level)
         order = sorted(task.workloads, key=lambda w: w.purpose != "correctness")
-        dead: str | None = None
+        dead: tuple[Status, str] | None = None
         for w in order:
             base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose,
                     "isolation": level}
-            if dead is not None:
-                res = WorkloadResult(**base, status=Status.SKIPPED, evidence=dead)
-            elif w.purpose == "performance" and on_cpu(device):
+            if w.purpose == "performance" and on_cpu(device):
                 res = WorkloadResult(**base, status=Status.SKIPPED, timing=dict(CPU_TIMING),
                                      evidence="performance workload: not run on CPU (Triton interpreter)")
+            elif dead is not None:
+                res = WorkloadResult(**base, status=dead[0], evidence=dead[1])
+                dead = (Status.SKIPPED, dead[1])  # the first one left unrun carries the verdict
             else:
                 res = replace(run_workload(ctx, task, cand, w, worker, device, phases), isolation=level)
                 if not worker.alive:
-                    dead = f"not run: the worker died on workload {w.id} ({res.status.value})"
+                    dead = _left_unrun(w.id, res.status, worker)
             results.append(res)
             ctx.writer.write(res.to_row(platform))
         failed = next((r for r in results if r.status not in (Status.PASSED, Status.SKIPPED)), None)
@@ -120,6 +121,16 @@ def _run_worker(ctx: RunContext, task: Task, cand: Candidate, device: str, setup
         return finish(Status.PASSED, "", results, level=level)
     finally:
         worker.close()
+
+
+def _left_unrun(workload_id: str, status: Status, worker: Worker) -> tuple[Status, str]:
+    """The status and evidence of the next workload to run after the worker is gone following `workload_id`.
+
+    Its death is a crash of the candidate's process whatever caused it: a workload it did not run was not
+    passed, so the first one left unrun is CRASHED (the candidate cannot pass) unless the workload it died
+    on has failed already, which then carries the verdict."""
+    gone = f"not run: the worker was gone after workload {workload_id} ({status.value}; {worker.exit_description})"
+    return (Status.SKIPPED if status not in (Status.PASSED, Status.SKIPPED) else Status.CRASHED), gone
 
 
 def _import_verdict(reply: Reply, entry_point: str = "") -> Verdict:

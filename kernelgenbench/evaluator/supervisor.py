@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import secrets
+import select
 import signal
 import sys
 import threading
@@ -75,6 +76,12 @@ _SERVER_LOCK = threading.Lock()
 _SERVER_MODE: dict[str, bool] = {}
 
 
+_PRELOAD = ["torch", "torch._dynamo", "triton", "triton.language", "triton.runtime.interpreter",
+            "triton.experimental.gluon", "kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
+            "kernelgenbench.sandbox.launches", "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
+            "kernelgenbench.dataset.record"]
+
+
 def _context(start_method: str, interpret: bool) -> multiprocessing.context.BaseContext:
     if start_method != "forkserver":
         return multiprocessing.get_context(start_method)
@@ -85,31 +92,42 @@ def _context(start_method: str, interpret: bool) -> multiprocessing.context.Base
             # code has run anywhere, so it starts clean and fast.
             # torch._dynamo is what a dispatch mode imports on first use (seconds); triton's interpreter and
             # gluon are what the first interpreted launch imports.
-            ctx.set_forkserver_preload(["torch", "torch._dynamo", "triton", "triton.language",
-                                        "triton.runtime.interpreter", "triton.experimental.gluon",
-                                        "kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dispatch",
-                                        "kernelgenbench.sandbox.launches", "kernelgenbench.sandbox.activity",
-                                        "kernelgenbench.sandbox.threads",
-                                        "kernelgenbench.dataset.record"])
-            # The server is `python -c ...`, which puts the working directory first on its path, and it imports
-            # the preloads before it takes the evaluator's path (Python 3.11): run from a checkout, it would load
-            # that folder's kernelgenbench (or a `torch/` there) instead of the evaluator's. PYTHONSAFEPATH
-            # keeps the working directory off its path.
-            env = {"TRITON_INTERPRET": "1" if interpret else "0", "PYTHONSAFEPATH": "1"}
-            old = {k: os.environ.get(k) for k in env}
-            os.environ.update(env)
-            try:
-                forkserver.ensure_running()
-            finally:
-                for k, v in old.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
-            _SERVER_MODE["interpret"] = interpret
-        if _SERVER_MODE["interpret"] != interpret:
+            ctx.set_forkserver_preload(_PRELOAD)
+        elif _SERVER_MODE["interpret"] != interpret:
             return multiprocessing.get_context("spawn")  # the server runs in the other Triton mode
+        if not _server_running():  # the first start, or a server that has ended: started again in its mode
+            _start_server(interpret)
+        _SERVER_MODE["interpret"] = interpret
     return ctx
+
+
+def _server_running() -> bool:
+    """Whether the forkserver started here still runs (looked at without reaping it: multiprocessing does)."""
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)  # multiprocessing's own record of it
+    if pid is None:
+        return False
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+    except ChildProcessError:
+        return False
+
+
+def _start_server(interpret: bool) -> None:
+    # The server is `python -c ...`, which puts the working directory first on its path, and it imports
+    # the preloads before it takes the evaluator's path (Python 3.11): run from a checkout, it would load
+    # that folder's kernelgenbench (or a `torch/` there) instead of the evaluator's. PYTHONSAFEPATH
+    # keeps the working directory off its path.
+    env = {"TRITON_INTERPRET": "1" if interpret else "0", "PYTHONSAFEPATH": "1"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        forkserver.ensure_running()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 _MAIN_LOCK = threading.Lock()
@@ -143,6 +161,38 @@ def _describe_exit(code: int | None) -> str:
         except ValueError:
             return f"worker killed by signal {-code}"
     return f"worker exited with code {code} before replying"
+
+
+def _open_pidfd(proc: multiprocessing.process.BaseProcess) -> int | None:
+    """A pidfd on the worker's process, through which it is watched and signalled; None where the kernel has
+    none (multiprocessing's view then). A forkserver worker is the server's child: were it reaped and its pid
+    taken before the pidfd opened, the server would have sent its status; none sent after the open means the
+    pidfd is the worker's."""
+    if not hasattr(os, "pidfd_open") or proc.pid is None:
+        return None
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except ProcessLookupError:
+        return None  # ended and reaped already: multiprocessing has (or will have) its status
+    except OSError:
+        return None  # no pidfd on this kernel
+    if proc.exitcode is not None:
+        os.close(fd)  # ended already: multiprocessing's status stands, and the pid may be another's
+        return None
+    return fd
+
+
+def read_tail(path: Path, chars: int) -> str:
+    """The last `chars` characters of a text file, read from its end: its size is the candidate's to choose
+    (a sparse file of gigabytes costs it nothing), so only the tail's bytes are read."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * chars))  # UTF-8: at most 4 bytes a character
+            data = f.read(4 * chars)
+    except OSError:
+        return ""
+    return data.decode(errors="replace")[-chars:]
 
 
 class _CompileWatch:
@@ -199,6 +249,7 @@ class Worker:
         self._proc = ctx.Process(target=worker_mod.main, args=(child, setup), daemon=True)
         with _caller_main_hidden():
             self._proc.start()
+        self._pidfd = _open_pidfd(self._proc)
         child.close()
         try:
             send_arenas(self._conn, self._arenas)  # the first thing on the pipe; the worker takes it at start
@@ -207,14 +258,10 @@ class Worker:
 
     def log_tail(self) -> str:
         """The last part of what the candidate printed (and any fault traceback)."""
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-        return text[-LOG_TAIL_CHARS:]
+        return read_tail(self.log_path, LOG_TAIL_CHARS)
 
     def _died(self) -> Reply:
-        self._proc.join(timeout=5)
+        self._reap(5)
         return Reply("crashed", evidence=_describe_exit(self._proc.exitcode), log_tail=self.log_tail())
 
     def _recv(self, timeout: float) -> Reply | bytes:
@@ -305,8 +352,43 @@ class Worker:
 
     @property
     def alive(self) -> bool:
-        """The worker process is running."""
-        return self._proc.is_alive()
+        """The worker process is running: asked of its own pid (a pidfd), not of the forkserver that started
+        it, whose pipes say "dead" for every worker once the server is gone."""
+        if self._pidfd is None:
+            return self._proc.is_alive()
+        return not select.select([self._pidfd], [], [], 0)[0]  # readable once the process has ended
+
+    def _gone(self, timeout: float) -> bool:
+        """Wait up to `timeout` for the worker process to end; whether it has."""
+        if self._pidfd is None:
+            self._proc.join(timeout)
+            return not self._proc.is_alive()
+        return bool(select.select([self._pidfd], [], [], timeout)[0])
+
+    def _reap(self, timeout: float) -> None:
+        """Wait for the worker to end and collect its exit status (a live worker is left running)."""
+        if self._gone(timeout):
+            self._proc.join(timeout=5)  # quick now: its status is there (spawn's join blocks on a live one)
+
+    def _signal(self, sig: signal.Signals) -> None:
+        """Send `sig` to the worker process itself (multiprocessing sends none once it thinks it is dead)."""
+        if self._pidfd is None:
+            if sig == signal.SIGKILL:
+                self._proc.kill()
+            else:
+                self._proc.terminate()
+            return
+        try:
+            signal.pidfd_send_signal(self._pidfd, sig)
+        except ProcessLookupError:
+            pass  # ended in the meantime
+
+    @property
+    def exit_description(self) -> str:
+        """How the worker process ended, as far as is known yet."""
+        self._reap(0)
+        code = self._proc.exitcode
+        return f"exit code {code}" if code is not None and code >= 0 else _describe_exit(code)
 
     @property
     def isolation_level(self) -> str | None:
@@ -315,14 +397,14 @@ class Worker:
 
     def kill(self) -> None:
         """Stop the worker and everything it started, now."""
-        if self._proc.is_alive() and self.isolation_level not in (None, "session"):
+        if self.alive and self.isolation_level not in (None, "session"):
             # In a namespace level the worker's process is the intermediate: SIGTERM makes it kill the
             # namespace's PID 1 (hence every process in it) before it goes, which the candidate cannot undo.
-            self._proc.terminate()
-            self._proc.join(timeout=5)
-        if self._proc.is_alive():
-            self._proc.kill()
-        self._proc.join(timeout=5)
+            self._signal(signal.SIGTERM)
+            self._gone(5)
+        if self.alive:
+            self._signal(signal.SIGKILL)
+        self._reap(5)
         if self.isolation_level == "session" and self._proc.pid:
             try:
                 os.killpg(self._proc.pid, signal.SIGKILL)  # what is left of the worker's session
@@ -331,12 +413,15 @@ class Worker:
 
     def close(self, timeout: float = 5.0) -> None:
         """Ask the worker to exit, then make sure it has."""
-        if self._proc.is_alive():
+        if self.alive:
             try:
                 self._conn.send({"op": "exit"})
             except (OSError, BrokenPipeError):
                 pass
-            self._proc.join(timeout=timeout)
+            self._gone(timeout)
         self.kill()
         self._conn.close()
         self._arenas.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None

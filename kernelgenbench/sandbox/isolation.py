@@ -35,6 +35,7 @@ import os
 import resource
 import select
 import signal
+import stat
 import sys
 import tempfile
 from typing import Any
@@ -244,8 +245,6 @@ def _fresh_proc(hide: list[str]) -> list[str]:
 def blocked(path: str) -> str | None:
     """The highest folder above `path` that a stranger uid cannot search (None: none), e.g. /root above a
     Python installed in root's home; ValueError if `path` itself is closed to strangers."""
-    import stat
-
     path = os.path.realpath(path)
     if os.stat(path).st_mode & (stat.S_IROTH | stat.S_IXOTH) != (stat.S_IROTH | stat.S_IXOTH):
         raise ValueError(f"{path} is not readable by other uids")
@@ -465,6 +464,43 @@ def _enter_session(cfg: dict[str, Any]) -> dict[str, Any]:
     return {"uid": os.geteuid(), "gid": os.getegid(), "covered": [], "limits": set_limits(per_uid=False)}
 
 
+def _channel(fd: int) -> bool:
+    """Whether `fd` is a pipe or a socket (what the evaluator's side talks through)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False  # closed since it was listed (the listing's own descriptor)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def close_inherited_channels(keep: int) -> list[int]:
+    """Close every pipe and socket this process inherited but `keep` (the protocol pipe); the fds closed.
+
+    A worker started by multiprocessing holds channels to the evaluator's own helpers: the forkserver's
+    "alive" pipe (one byte written to it ends the forkserver, and with it the evaluator's view of every
+    worker it started), the resource tracker's pipe (root unlinks whatever /dev/shm name is registered
+    there), and the start's data and status pipes. The candidate needs none of them, and what it never
+    holds it cannot write to; the multiprocessing state naming them is cleared so nothing writes to a
+    number reused later. Files (the log, /dev/null) stay open: they lead nowhere the worker may not go.
+    """
+    try:
+        fds = sorted(int(name) for name in os.listdir("/proc/self/fd"))
+    except OSError:  # no /proc: every number up to the open-files limit
+        fds = list(range(resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+    closed = []
+    for fd in fds:
+        if fd > 2 and fd != keep and _channel(fd):
+            os.close(fd)
+            closed.append(fd)
+    server, tracker = sys.modules.get("multiprocessing.forkserver"), sys.modules.get("multiprocessing.resource_tracker")
+    if server is not None:
+        server._forkserver._forkserver_alive_fd = None
+        server._forkserver._inherited_fds = None
+    if tracker is not None:
+        tracker._resource_tracker._fd = None  # a candidate's own use would start its own tracker, as its uid
+    return closed
+
+
 def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
     """Isolate this worker before the candidate is imported; the level in force and what it covers.
 
@@ -472,7 +508,7 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
     without capabilities), hide (paths to cover: the results file, the dataset), reveal (code folders behind
     a closed folder, see `to_reveal`), level (start from this level instead of the detected one). In the
     namespace levels this forks: the calling process stays outside, mirrors the namespace's exit, and never
-    returns.
+    returns. The process that returns holds no pipe or socket but `conn` (`close_inherited_channels`).
     """
     first = cfg.get("level") or detect_level()
     failures = []
@@ -491,7 +527,9 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
             failures.append(f"{level}: {exc}")
             continue
         info.setdefault("level", level)
-        return {**info, "note": _NOTES[info["level"]], "refused": failures}
+        # In the process that runs the candidate (past the namespace's fork), before it is imported.
+        closed = close_inherited_channels(conn.fileno())
+        return {**info, "note": _NOTES[info["level"]], "refused": failures, "closed_fds": closed}
     raise IsolationError(errno.EPERM, "; ".join(failures))
 
 
