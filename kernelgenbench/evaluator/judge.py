@@ -170,23 +170,56 @@ def _judge_args(task: Task, cand: Mapping[str, Any], ref_args: Mapping[str, Any]
             continue
         after = cand_args.get(p.name)
         if p.mutable:
-            pairs = zip(ref_args[p.name], after or [], strict=False) if isinstance(ref_args[p.name], list) else [(ref_args[p.name], after)]
-            for i, (ref, out) in enumerate(pairs):
-                sem = "deterministic" if task.semantics == "view" else task.semantics
-                where = f"argument {p.name}" + (f"[{i}]" if isinstance(ref_args[p.name], list) else "")
-                rule = None if isinstance(ref_args[p.name], list) else active_rule(task, p.name, values)
-                verdict = _compare_into(stats, task, where, ref, out, rule, values, pristine, sem)
-                if not verdict.passed:
-                    return verdict
+            verdict = _judge_written(task, p.name, ref_args[p.name], after, values, pristine, stats)
         elif p.name not in cand_args and written is not None and p.name in written:
+            verdict = PASS
             if written[p.name]:
-                return Verdict(Status.UNDECLARED_MUTATION, f"argument {p.name}: its contents changed during the call "
-                               "(fingerprint), but the schema does not declare it mutable")
+                verdict = Verdict(Status.UNDECLARED_MUTATION, f"argument {p.name}: its contents changed during the "
+                                  "call (fingerprint), but the schema does not declare it mutable")
         else:
-            before = pristine[p.name]
-            items = zip(before, after or [], strict=False) if isinstance(before, list) else [(before, after)]
-            for b, a in items:
-                verdict = unchanged(f"argument {p.name}", b, a)
-                if not verdict.passed:
-                    return verdict
+            verdict = _judge_unchanged(p.name, pristine[p.name], after)
+        if not verdict.passed:
+            return verdict
     return PASS
+
+
+def _has_tensor(items: list[Any]) -> bool:
+    return any(isinstance(t, torch.Tensor) for t in items)
+
+
+def _list_length(name: str, expected: list[Any], after: Any, status: Status) -> Verdict:
+    """A list argument must come back with as many members as it was handed: pairing a shorter list member
+    by member would leave the missing ones unjudged. A list without tensors holds nothing to judge (the worker
+    sends none back)."""
+    if (isinstance(after, list) and len(after) == len(expected)) or not _has_tensor(expected):
+        return PASS
+    got = f"a list of {len(after)}" if isinstance(after, list) else f"{type(after).__name__}, not a list,"
+    return Verdict(status, f"argument {name}: {got} came back where {len(expected)} member(s) were handed over "
+                   "(each is judged)")
+
+
+def _judge_written(task: Task, name: str, ref: Any, after: Any, values: Mapping[str, Any],
+                   pristine: Mapping[str, Any], stats: dict[str, float]) -> Verdict:
+    """A declared-mutable argument against the reference's write, a list member by member."""
+    sem = "deterministic" if task.semantics == "view" else task.semantics
+    if not isinstance(ref, list):
+        rule = active_rule(task, name, values)
+        return _compare_into(stats, task, f"argument {name}", ref, after, rule, values, pristine, sem)
+    verdict = _list_length(name, ref, after, Status.INCORRECT_SHAPE)
+    for i, (r, out) in enumerate(zip(ref, after, strict=True) if verdict.passed and _has_tensor(ref) else ()):
+        verdict = _compare_into(stats, task, f"argument {name}[{i}]", r, out, None, values, pristine, sem)
+        if not verdict.passed:
+            break
+    return verdict
+
+
+def _judge_unchanged(name: str, before: Any, after: Any) -> Verdict:
+    """An argument the schema does not declare mutable, bit-identical after the call (a list member by member)."""
+    if not isinstance(before, list):
+        return unchanged(f"argument {name}", before, after)
+    verdict = _list_length(name, before, after, Status.UNDECLARED_MUTATION)
+    for b, a in zip(before, after, strict=True) if verdict.passed and _has_tensor(before) else ():
+        verdict = unchanged(f"argument {name}", b, a)
+        if not verdict.passed:
+            break
+    return verdict

@@ -64,6 +64,7 @@ _T_NESTED = _TENSOR_BASE.__dict__["is_nested"].__get__
 _T_STORAGE = _TENSOR_BASE.untyped_storage
 _T_NUMEL = _TENSOR_BASE.numel
 _T_ELEMENT_SIZE = _TENSOR_BASE.element_size
+_T_DETACH = _TENSOR_BASE.detach  # a second tensor object on the same storage
 _S_DATA_PTR = torch._C.StorageBase.data_ptr
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
@@ -564,6 +565,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             if _type(t) is _TENSOR and _T_NUMEL(t):
                 storages.setdefault(_S_DATA_PTR(_T_STORAGE(t)), name)
     modes_before = (_FN_MODES(), _DISPATCH_MODES())
+    handed = _handed(task, args)
     pos, kw = b.split_call_args(task, args)
     rec, sealed, on_top = b.sealed_recorder()
     counter = b.launch_counter(rec)
@@ -591,12 +593,29 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
                         tampering=tuple(marks), returns_none=ret is None, **_evidence(session, watch, at_start, b))
-    return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b)
+    return _pack_result(report, ret, task, (args, handed), storages, device, send, key, before, modes_before, b)
 
 
-def _pack_result(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
-                 device: str, send: Callable[[Any], bytes], key: int | None, before: dict[str, str] | None,
-                 modes_before: tuple[int, int], b: _Bound) -> tuple[CallReport, bytes]:
+def _handed(task: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments as handed over, kept where the candidate cannot rebind them: what is fingerprinted
+    and sent back after the call. A list argument is copied (emptying or refilling the list it got leaves the
+    members it was handed judged); an argument it may not write is kept as a second tensor on the same storage
+    (Tensor.set_ can re-point the one it got at a pristine copy after writing the original). A declared-mutable
+    tensor stays the object itself: an `out=` argument may be resized onto new storage."""
+    mutable = {p.name for p in task.mutable_params}
+
+    def keep(v: Any, writable: bool) -> Any:
+        if _type(v) is list:
+            return [keep(x, writable) for x in _LIST_ITER(v)]
+        return _T_DETACH(v) if _type(v) is _TENSOR and not writable else v
+
+    with _NO_FN_MODES(), _NO_DISPATCH_MODES():  # no mode left by the import sees (or answers) the detach
+        return {k: keep(v, k in mutable) for k, v in args.items()}
+
+
+def _pack_result(report: CallReport, ret: Any, task: Any, args: tuple[dict[str, Any], dict[str, Any]],
+                 storages: dict[int, str], device: str, send: Callable[[Any], bytes], key: int | None,
+                 before: dict[str, str] | None, modes_before: tuple[int, int], b: _Bound) -> tuple[CallReport, bytes]:
     """The outputs' metadata into `report` and the outputs and written arguments packed for the evaluator.
 
     Only plain tensors with data on the call's device type travel; nothing of a candidate's own object runs
@@ -614,19 +633,22 @@ def _pack_result(report: CallReport, ret: Any, task: Any, args: dict[str, Any], 
         return replace(report, packing=Packing(hooks=()), unreadable=f"{_type_name(_type(exc))}: {exc}"[:300]), b"null"
 
 
-def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
-                   device: str, send: Callable[[Any], bytes], key: int | None,
+def _read_and_pack(report: CallReport, ret: Any, task: Any, args: tuple[dict[str, Any], dict[str, Any]],
+                   storages: dict[int, str], device: str, send: Callable[[Any], bytes], key: int | None,
                    before: dict[str, str] | None, b: _Bound) -> tuple[CallReport, bytes]:
+    """`args`: the arguments as the call left them (sizes) and as they were handed over (`_handed`: what is
+    fingerprinted and sent back)."""
+    args, handed = args
     leaves = _flatten(ret) if ret is not None else []
     metas = tuple(_leaf_meta(v, storages) for v in leaves)
     found: dict[str, Any] = {"leaves": metas, "sizes": _sizes(args, leaves),
                              "structure": _structure(ret) if ret is not None else ""}
     dev_type = str(torch.device(device).type)
     t1 = b.perf_counter()
-    sent_args = {k: _portable_arg(v, dev_type) if _has_tensor(v) else None for k, v in args.items()}
+    sent_args = {k: _portable_arg(v, dev_type) if _has_tensor(v) else None for k, v in handed.items()}
     if key is not None and before is not None:
         mutable = {p.name for p in task.mutable_params}
-        after = {k: _fingerprint_or_reason(b.fingerprint, v, key) for k, v in args.items() if k not in mutable}
+        after = {k: _fingerprint_or_reason(b.fingerprint, v, key) for k, v in handed.items() if k not in mutable}
         found["inputs_after"] = after
         sent_args = {k: v for k, v in sent_args.items() if k in mutable or after.get(k) != before.get(k)}
     # One transfer for outputs and arguments: an output that aliases an argument still does on the other side.
