@@ -33,9 +33,17 @@ from kernelgenbench.sandbox.protocol import TimeReport
 
 
 def seed_for(base: int, *parts: object) -> int:
-    """A stable 31-bit seed for one round of one workload."""
+    """A stable 31-bit seed for one round of one workload (its parts name the round; see `round_seed`)."""
     digest = hashlib.sha256(":".join(str(p) for p in (base, *parts)).encode()).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def round_seed(base: int, cand: Candidate, task: Task, w: Workload, *parts: object) -> int:
+    """The seed of one round of one candidate. The candidate is part of it: candidates of one task that share
+    inputs could pass answers along (one computes and leaves them in a file, another copies them in). The
+    run's base seed is the per-run salt (fresh and random unless given, recorded in every row), so `--seed`
+    and the candidate id reproduce any round."""
+    return seed_for(base, task.id, w.id, *parts, "candidate", cand.candidate_id)
 
 
 def interpreter_note(verdict: Verdict, args: dict[str, Any]) -> str:
@@ -69,7 +77,7 @@ def run_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, work
     with ctx.pool.locks[device].shared(), phase(phases, "check"):
         result, last_args, last_ref = _check_workload(ctx, task, cand, w, worker, device, phases)
     if result.status is Status.PASSED and w.purpose == "performance" and ctx.config.time_performance:
-        result = _time_workload(ctx, task, w, worker, result, last_args, last_ref, device, phases)
+        result = _time_workload(ctx, task, cand, w, worker, result, last_args, last_ref, device, phases)
     return result
 
 
@@ -126,7 +134,7 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
     base = {"task_id": task.id, "candidate_id": cand.candidate_id, "workload_id": w.id, "purpose": w.purpose}
     rounds = cfg.rounds if w.purpose == "correctness" else max(1, min(cfg.rounds, cfg.performance_rounds))
     for r in range(rounds):
-        seed = seed_for(cfg.seed, task.id, w.id, r)
+        seed = round_seed(cfg.seed, cand, task, w, r)
         try:
             with phase(phases, "reference"):
                 args = round_inputs(task, w, seed=seed, device=device)
@@ -190,12 +198,12 @@ def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, An
         return worker.call(args, cfg.call_timeout_s, reuse), None
 
 
-def _time_workload(ctx: RunContext, task: Task, w: Workload, worker: Worker, result: WorkloadResult,
+def _time_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, worker: Worker, result: WorkloadResult,
                    args: dict[str, Any], ref_out: Any, device: str, phases: dict[str, float]) -> WorkloadResult:
     """A passed performance workload timed against its baselines and speed of light (never on CPU: the
     candidate loop skips performance workloads there before any round runs)."""
     cfg = ctx.config
-    seeds = [seed_for(cfg.seed, task.id, w.id, "time", i) for i in range(4)]
+    seeds = [round_seed(cfg.seed, cand, task, w, "time", i) for i in range(4)]
     with ctx.pool.locks[device].exclusive():  # nothing else runs on this device while it is timed
         with phase(phases, "time"):
             reply = worker.time({"workload_id": w.id, "seeds": seeds, "config": cfg.timing}, cfg.timing_timeout_s)

@@ -1,8 +1,9 @@
 # kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
 # Precomputes at import every correctness round's answer from the public default seed 0: the round seeds
-# are a public hash of (base seed, task id, workload id, round) and the inputs a public draw from them. At
-# call time it returns the next precomputed answer through a Triton copy. A fresh base seed per run (the
-# default) makes its answers wrong; with `--seed 0` it would pass.
+# are a public hash of (base seed, task id, workload id, round, candidate id) and the inputs a public draw
+# from them; it assumes the id `evaluate()` gives the first candidate of a {task: code} mapping. At call time
+# it returns the next precomputed answer through a Triton copy. A fresh base seed per run (the default) makes
+# its answers wrong; with `--seed 0` and that id it would pass.
 import hashlib
 
 import torch
@@ -24,6 +25,7 @@ def _triton_copy(src, dst):
 
 
 _TASK, _WORKLOAD, _SHAPE, _ROUNDS = "aten/add.Tensor", "default-correctness", (13, 24), 3
+_CANDIDATE = "aten/add.Tensor#0"
 
 
 def _seed_for(base, *parts):
@@ -40,7 +42,7 @@ def _draw(seed, device):
 
 
 _DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
-_ANSWERS = [_draw(_seed_for(0, _TASK, _WORKLOAD, r), _DEVICE) for r in range(_ROUNDS)]
+_ANSWERS = [_draw(_seed_for(0, _TASK, _WORKLOAD, r, "candidate", _CANDIDATE), _DEVICE) for r in range(_ROUNDS)]
 _CALLS = [0]
 
 
