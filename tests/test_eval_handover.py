@@ -139,6 +139,8 @@ def cublasSgemmBatched_64(transa, transb, m, n, k, alpha, Aarray, lda, Barray, l
 # Computes every product right, but into a fresh tensor that it puts in Carray in place of the caller's buffer.
 _SWAP = _HONEST.replace("Carray[x], m, k", "c, m, k").replace(
     "        _gemm_col[", "        c = Carray[x].clone()\n        _gemm_col[").rstrip() + "\n        Carray[x] = c\n"
+# The same, but the member itself re-pointed at the fresh tensor (Tensor.set_): the list is untouched.
+_MEMBER_SET = _SWAP.replace("Carray[x] = c", "Carray[x].set_(c)")
 
 
 def test_a_candidate_that_empties_or_swaps_its_output_list_fails(tmp_path):
@@ -146,13 +148,14 @@ def test_a_candidate_that_empties_or_swaps_its_output_list_fails(tmp_path):
     dataset.write_text(json.dumps(batched_gemm_record()) + "\n")
     tid = "cublas/cublasSgemmBatched_64"
     got = evaluate([{"task_id": tid, "code": code, "candidate_id": name}
-                    for name, code in (("honest", _HONEST), ("truncate", _TRUNCATE), ("swap", _SWAP))],
+                    for name, code in (("honest", _HONEST), ("truncate", _TRUNCATE), ("swap", _SWAP),
+                                                        ("member_set", _MEMBER_SET))],
                    dataset=dataset, device="cpu", rounds=2, seed=3, out=tmp_path / "r.jsonl")
     by_id = {r.candidate_id: r for r in got}
     assert by_id["honest"].status is Status.PASSED, by_id["honest"].evidence
-    # The worker sends back the members it handed over, not what the list holds after the call: the caller's
-    # buffers are compared, and hold no product.
-    for name in ("truncate", "swap"):
+    # The worker sends back the members it handed over (and their storages, where set_ re-pointed one), not
+    # what the list holds after the call: the caller's buffers are compared, and hold no product.
+    for name in ("truncate", "swap", "member_set"):
         assert by_id[name].status is Status.INCORRECT_NUMERICS, by_id[name].evidence
         assert "argument Carray[0]" in by_id[name].evidence
 

@@ -66,6 +66,8 @@ _T_NUMEL = _TENSOR_BASE.numel
 _T_ELEMENT_SIZE = _TENSOR_BASE.element_size
 _T_DETACH = _TENSOR_BASE.detach  # a second tensor object on the same storage
 _S_DATA_PTR = torch._C.StorageBase.data_ptr
+_S_IMPL = torch._C.StorageBase.__dict__["_cdata"].__get__  # which storage (a resize keeps it, set_ does not)
+_S_NBYTES = torch._C.StorageBase.nbytes
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
@@ -596,21 +598,52 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     return _pack_result(report, ret, task, (args, handed), storages, device, send, key, before, modes_before, b)
 
 
+class _Written:
+    """A declared-mutable tensor as handed over: the object, judged as the call left it (an `out=` argument may
+    be resized), and a second tensor on the storage it had. Where the call re-pointed the object at another
+    storage (set_), the storage handed over is judged: the caller's buffer is what must hold the result."""
+
+    __slots__ = ("alias", "obj", "storage")
+
+    def __init__(self, obj: Any) -> None:
+        self.obj, self.alias, self.storage = obj, _T_DETACH(obj), _S_IMPL(_T_STORAGE(obj))
+
+    def judged(self) -> Any:
+        """The object, or the storage it was handed where the call swapped that out (and it held data)."""
+        try:
+            kept = _S_IMPL(_T_STORAGE(self.obj)) == self.storage
+        except Exception:  # noqa: BLE001 - no storage left to read: the object is judged (and fails there)
+            return self.obj
+        return self.obj if kept or not _S_NBYTES(_T_STORAGE(self.alias)) else self.alias
+
+
 def _handed(task: Any, args: dict[str, Any]) -> dict[str, Any]:
     """The call's arguments as handed over, kept where the candidate cannot rebind them: what is fingerprinted
-    and sent back after the call. A list argument is copied (emptying or refilling the list it got leaves the
-    members it was handed judged); an argument it may not write is kept as a second tensor on the same storage
-    (Tensor.set_ can re-point the one it got at a pristine copy after writing the original). A declared-mutable
-    tensor stays the object itself: an `out=` argument may be resized onto new storage."""
+    and sent back after the call (`_judged`). A list argument is copied (emptying or refilling the list it got
+    leaves the members it was handed judged); an argument it may not write is kept as a second tensor on the
+    same storage (Tensor.set_ can re-point the one it got at a pristine copy after writing the original); a
+    declared-mutable tensor as a `_Written`."""
     mutable = {p.name for p in task.mutable_params}
 
     def keep(v: Any, writable: bool) -> Any:
         if _type(v) is list:
             return [keep(x, writable) for x in _LIST_ITER(v)]
-        return _T_DETACH(v) if _type(v) is _TENSOR and not writable else v
+        if _type(v) is not _TENSOR:
+            return v
+        try:
+            return _Written(v) if writable else _T_DETACH(v)
+        except Exception:  # noqa: BLE001 - a tensor without storage (never drawn by the evaluator): as it is
+            return v
 
     with _NO_FN_MODES(), _NO_DISPATCH_MODES():  # no mode left by the import sees (or answers) the detach
         return {k: keep(v, k in mutable) for k, v in args.items()}
+
+
+def _judged(value: Any) -> Any:
+    """A kept argument (`_handed`) as it is judged after the call."""
+    if _type(value) is list:
+        return [_judged(x) for x in value]
+    return value.judged() if _type(value) is _Written else value
 
 
 def _pack_result(report: CallReport, ret: Any, task: Any, args: tuple[dict[str, Any], dict[str, Any]],
@@ -638,7 +671,7 @@ def _read_and_pack(report: CallReport, ret: Any, task: Any, args: tuple[dict[str
                    before: dict[str, str] | None, b: _Bound) -> tuple[CallReport, bytes]:
     """`args`: the arguments as the call left them (sizes) and as they were handed over (`_handed`: what is
     fingerprinted and sent back)."""
-    args, handed = args
+    args, handed = args[0], {k: _judged(v) for k, v in args[1].items()}
     leaves = _flatten(ret) if ret is not None else []
     metas = tuple(_leaf_meta(v, storages) for v in leaves)
     found: dict[str, Any] = {"leaves": metas, "sizes": _sizes(args, leaves),
