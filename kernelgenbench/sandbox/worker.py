@@ -595,7 +595,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
                         tampering=tuple(marks), returns_none=ret is None, **_evidence(session, watch, at_start, b))
-    return _pack_result(report, ret, task, (args, handed), storages, device, send, key, before, modes_before, b)
+    return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
 
 
 class _Written:
@@ -646,9 +646,10 @@ def _judged(value: Any) -> Any:
     return value.judged() if _type(value) is _Written else value
 
 
-def _pack_result(report: CallReport, ret: Any, task: Any, args: tuple[dict[str, Any], dict[str, Any]],
-                 storages: dict[int, str], device: str, send: Callable[[Any], bytes], key: int | None,
-                 before: dict[str, str] | None, modes_before: tuple[int, int], b: _Bound) -> tuple[CallReport, bytes]:
+def _pack_result(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                 device: str, send: Callable[[Any], bytes], key: int | None, before: dict[str, str] | None,
+                 modes_before: tuple[int, int], b: _Bound, handed: dict[str, Any] | None = None,
+                 ) -> tuple[CallReport, bytes]:
     """The outputs' metadata into `report` and the outputs and written arguments packed for the evaluator.
 
     Only plain tensors with data on the call's device type travel; nothing of a candidate's own object runs
@@ -661,17 +662,17 @@ def _pack_result(report: CallReport, ret: Any, task: Any, args: tuple[dict[str, 
     # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
     try:
         with _NO_FN_MODES(), _NO_DISPATCH_MODES():
-            return _read_and_pack(report, ret, task, args, storages, device, send, key, before, b)
+            return _read_and_pack(report, ret, task, args, storages, device, send, key, before, b, handed)
     except Exception as exc:  # noqa: BLE001 - whatever was returned, the worker answers instead of dying
         return replace(report, packing=Packing(hooks=()), unreadable=f"{_type_name(_type(exc))}: {exc}"[:300]), b"null"
 
 
-def _read_and_pack(report: CallReport, ret: Any, task: Any, args: tuple[dict[str, Any], dict[str, Any]],
-                   storages: dict[int, str], device: str, send: Callable[[Any], bytes], key: int | None,
-                   before: dict[str, str] | None, b: _Bound) -> tuple[CallReport, bytes]:
-    """`args`: the arguments as the call left them (sizes) and as they were handed over (`_handed`: what is
-    fingerprinted and sent back)."""
-    args, handed = args[0], {k: _judged(v) for k, v in args[1].items()}
+def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
+                   device: str, send: Callable[[Any], bytes], key: int | None,
+                   before: dict[str, str] | None, b: _Bound, handed: dict[str, Any] | None) -> tuple[CallReport, bytes]:
+    """`args` as the call left them (their sizes), `handed` as they were handed over (`_handed`: what is
+    fingerprinted and sent back; None, outside a call, sends `args`)."""
+    handed = args if handed is None else {k: _judged(v) for k, v in handed.items()}
     leaves = _flatten(ret) if ret is not None else []
     metas = tuple(_leaf_meta(v, storages) for v in leaves)
     found: dict[str, Any] = {"leaves": metas, "sizes": _sizes(args, leaves),
