@@ -39,6 +39,63 @@ def test_forbidden(code, evidence):
     assert v.evidence == evidence
 
 
+PROCESS = "running other processes"
+PROGRAMS = "running other programs"
+POSIX = "the C module behind os (fork, exec, system) reached directly"
+INDUCTOR = "a second kernel generator"
+
+
+@pytest.mark.parametrize(("code", "evidence"), [
+    # every member of a process family, however it is spelled (red team 3: fork_server, spawnvp_child)
+    ("import os\nos.spawnvp(os.P_WAIT, 'x', ['x'])\n", f"c.py:2: os.spawnvp: {PROGRAMS}"),
+    ("import os\nos.spawnlp(os.P_WAIT, 'x', 'x')\n", f"c.py:2: os.spawnlp: {PROGRAMS}"),
+    ("import os as o\no.execvpe('x', ['x'], {})\n", f"c.py:2: os.execvpe: {PROGRAMS}"),
+    ("import os\nos.posix_spawnp('x', ['x'], {})\n", f"c.py:2: os.posix_spawnp: {PROGRAMS}"),
+    ("import os\nf = os.forkpty\n", f"c.py:2: os.forkpty: {PROCESS}"),
+    ("from os import spawnvpe as s\n", f"c.py:1: from os import spawnvpe: {PROGRAMS}"),
+    ("import os\ns = os.spawnve\ns(1, 'x', ['x'], {})\n", f"c.py:2: os.spawnve: {PROGRAMS}"),
+    ("import os\npid = getattr(os, 'fork')()\n", f"c.py:2: os.fork: {PROCESS}"),
+    ("import posix\nposix.fork()\n", f"c.py:1: import posix: {POSIX}"),
+    ("import posix as p\np.fork()\n", f"c.py:1: import posix: {POSIX}"),
+    ("from posix import fork\n", f"c.py:1: from posix import fork: {POSIX}"),
+    ("import _posixsubprocess\n", "c.py:1: import _posixsubprocess: running other programs (subprocess's fork and exec)"),
+    ("import pty\npty.fork()\n", "c.py:1: import pty: running other processes (pty.fork, pty.spawn)"),
+    ("import torch.multiprocessing as mp\n", f"c.py:1: import torch.multiprocessing: {PROCESS}"),
+    ("import concurrent.futures as cf\ncf.ProcessPoolExecutor()\n",
+     f"c.py:2: concurrent.futures.ProcessPoolExecutor: {PROCESS}"),
+    ("import asyncio\nasyncio.create_subprocess_exec('x')\n", f"c.py:2: asyncio.create_subprocess_exec: {PROGRAMS}"),
+    # a forbidden module reached as another module's attribute (red team 3: torch.sys.modules[...])
+    ("import torch\nm = torch.sys.modules['torch._inductor.codecache']\n",
+     "c.py:2: torch.sys.modules (sys.modules): reaches loaded modules by name, the worker's and the evaluator's among them"),
+    ("import torch\ntorch.os.fork()\n", f"c.py:2: torch.os.fork (os.fork): {PROCESS}"),
+    ("import triton\ntriton.x.subprocess.run(['x'])\n", "c.py:2: triton.x.subprocess.run (subprocess.run): running other programs"),
+    # the compilers, whatever entry point (red team 3: inductor_direct_call)
+    ("import torch\nf = torch._dynamo.optimize('inductor')(lambda x: x)\n",
+     "c.py:2: torch._dynamo.optimize: a second kernel generator (Dynamo hands graphs to Inductor) instead of the "
+     "candidate's own Triton"),
+    ("import torch._dynamo\n", "c.py:1: import torch._dynamo: a second kernel generator (Dynamo hands graphs to "
+     "Inductor) instead of the candidate's own Triton"),
+    ("from torch import _dynamo as d\nd.optimize('inductor')\n", "c.py:1: from torch import _dynamo: a second kernel "
+     "generator (Dynamo hands graphs to Inductor) instead of the candidate's own Triton"),
+    ("import torch\nf = torch.compiler.compile\n", "c.py:2: torch.compiler.compile: a second kernel generator "
+     "(torch.compile's public face)"),
+    ("import torch._inductor.codecache as cc\n", f"c.py:1: import torch._inductor.codecache: {INDUCTOR}"),
+])
+def test_process_families_and_compilers_are_forbidden_whatever_the_spelling(code, evidence):
+    v = check_source(code, filename="c.py")
+    assert (v.status, v.evidence) == (Status.FORBIDDEN_API, evidence)
+
+
+@pytest.mark.parametrize("code", [
+    "import os\np = os.path.join(os.getcwd(), 'x')\nn = os.cpu_count()\n",  # os itself stays usable
+    "import torch\nx = torch.cuda.is_available()\nd = torch.float32\n",
+    "import re\nr = re.compile('x')\n",  # compile of another module
+    "def f(self):\n    return self.forks, self.spawn\n",
+])
+def test_process_families_leave_neighbours_alone(code):
+    assert check_source(code).passed, check_source(code).evidence
+
+
 def test_syntax_error_is_a_compile_error():
     v = check_source("def f(:\n", filename="c.py")
     assert v.status is Status.COMPILE_ERROR

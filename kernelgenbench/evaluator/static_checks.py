@@ -87,10 +87,37 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
 
 
 def _under(name: str, table: dict[str, str] | tuple[str, ...]) -> str | None:
+    """The key `name` falls under: equal to it, below it after a dot, or in its family ('os.spawn*')."""
     for key in table:
-        if name == key or name.startswith(key + "."):
+        if name == key or name.startswith(key + ".") or (key.endswith("*") and name.startswith(key[:-1])):
             return key
     return None
+
+
+def _exactly(name: str, key: str) -> bool:
+    """`name` is the entry itself (a member of a family for a 'prefix*' key), not something below it."""
+    return name == key or (key.endswith("*") and name.startswith(key[:-1]) and "." not in name[len(key) - 1:])
+
+
+def _reexported(name: str, fb: Forbidden) -> tuple[str, str] | None:
+    """A forbidden path reached as an attribute of another module (`torch.sys.modules`, `torch.os.fork`,
+    `triton.x.subprocess.run`): (the path from the standard-library module on, its reason)."""
+    parts = name.split(".")
+    roots = _stdlib_roots(fb)
+    for i in range(1, len(parts) - 1):
+        if parts[i] in roots:
+            tail = ".".join(parts[i:])
+            hit = _under(tail, fb.modules) or _under(tail, fb.calls)
+            if hit:
+                return tail, fb.modules.get(hit) or fb.calls[hit]
+    return None
+
+
+def _stdlib_roots(fb: Forbidden) -> frozenset[str]:
+    """Standard-library modules with forbidden entries: other modules re-export them (`torch.sys`, `torch.os`)."""
+    import sys
+
+    return frozenset(k.split(".")[0] for k in (*fb.modules, *fb.calls)) & frozenset(sys.stdlib_module_names)
 
 
 def _const_str(node: ast.AST) -> str | None:
@@ -191,8 +218,11 @@ class _Source:
                     return self.at(node, f"{name}: {fb.modules[_under(name, fb.modules)]}")  # type: ignore[index]
                 if name:
                     hit = _under(name, fb.calls)
-                    if hit and (isinstance(node, ast.Attribute) or name in fb.calls):
+                    if hit and (isinstance(node, ast.Attribute) or _exactly(name, hit)):
                         return self.at(node, f"{name}: {fb.calls[hit]}")
+                    again = _reexported(name, fb) if isinstance(node, ast.Attribute) else None
+                    if again:
+                        return self.at(node, f"{name} ({again[0]}): {again[1]}")
                     if isinstance(node, ast.Attribute) and name.startswith("numpy.") \
                             and name.split(".")[1] not in fb.numpy_allowed:
                         return self.at(node, f"{name}: {fb.numpy_why}")

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
+# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics static=forbidden_api
 # Leaves a double-forked orphan in a session of its own that, for two minutes, SIGKILLs every process of
 # the run it can see (the evaluator, found above it in /proc, and everything below the evaluator: the
 # forkserver, the next candidates' workers) and rewrites the results file, after its own worker is gone
@@ -14,7 +14,7 @@ import triton
 import triton.language as tl
 
 TARGETS: list[str] = []  # kgb-test: results paths
-_fork = posix.fork  # os.fork under another name, past the static check (this entry tests OS isolation)
+_fork = posix.fork  # os.fork under another name (the static checks refuse posix; this entry tests OS isolation)
 
 
 @triton.jit
