@@ -277,3 +277,54 @@ def test_the_recorder_skips_an_op_outside_aten_that_sees_no_tensor_in_or_out():
     assert "kgb_probe_test::version" not in rec.ops
     assert rec.ops["kgb_probe_test::make"] == 1
     assert rec.ops["kgb_probe_test::twice"] == 1
+
+
+def test_a_composite_is_excused_only_where_its_recorded_parts_show_the_work():
+    # Red team 3 (fbgemm_composite_mm): torch's FBGEMM composites call FBGEMM on an `empty` output, so their
+    # only parts are fresh memory. Honest composites show the work beneath them, or return their input or views.
+    from kernelgenbench.evaluator.dispatch_guard import unexplained_composites
+
+    fbgemm = "aten::fbgemm_linear_fp16_weight_fp32_activation"
+    ops = {fbgemm: 2, "aten::empty.memory_format": 2, "aten::resize_": 2, "aten::contiguous": 1, "aten::clone": 1}
+    parts = {fbgemm: [["aten::empty.memory_format", "aten::resize_"],
+                      ["aten::contiguous", "aten::empty.memory_format", "aten::resize_"]]}
+    assert compute_ops(ops, category="gemm", profiler=True, parts=parts) == [fbgemm]
+    # a copy or a fill beneath is fresh memory too, not work; one call of several is enough
+    assert unexplained_composites([fbgemm], {fbgemm: [["aten::mm"], ["aten::zeros", "aten::copy_"]]}) == [fbgemm]
+    honest = {"aten::matmul": [["aten::mm", "aten::empty.memory_format"]],
+              "aten::is_nonzero": [["aten::item"]], "aten::item": [["aten::_local_scalar_dense"]],
+              "aten::broadcast_tensors": [[], ["aten::expand"]], "aten::atleast_2d": [[], ["aten::unsqueeze"]],
+              "aten::contiguous": [["aten::clone"]],  # its schema says view: the clone beneath is judged itself
+              "aten::to.dtype": [["aten::_to_copy"]], "aten::promote_types": [[]]}
+    assert unexplained_composites(honest, honest) == []
+    assert compute_ops({n: 1 for n in honest}, category="elementwise", profiler=True, parts=honest) == []
+    assert compute_ops({"aten::matmul": 1, "aten::mm": 1}, category="gemm", profiler=True, parts=honest) == ["aten::mm"]
+    # an op with a kernel of its own is judged by its class, whatever is beneath it
+    assert unexplained_composites(["aten::add.Tensor", "aten::empty_like"], {"aten::empty_like": [["aten::empty"]]}) == []
+
+
+def test_the_profile_keeps_every_namespace_and_each_ops_parts():
+    # Red team 3 (nonaten_namespace_mm): oneDNN's GEMM with the Python key excluded is "mkldnn::..." in the
+    # profile; the activity recorder once kept aten:: names only.
+    import warnings
+
+    from kernelgenbench.sandbox.activity import Session
+
+    a, w = torch.randn(5, 7), torch.randn(3, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # FBGEMM's fp16 ops are deprecated
+        with Session("cpu", "kgb_test_launch") as s:
+            with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(torch._C.DispatchKey.Python)):
+                torch.ops.mkldnn._linear_pointwise(a, w, None, "none", [], "")
+            torch.fbgemm_linear_fp16_weight_fp32_activation(a, torch.fbgemm_pack_gemm_matrix_fp16(w), None)
+            torch.atleast_2d(a)
+            torch.broadcast_tensors(a, w[:1])
+    rep = s.report(())
+    assert rep["available"], rep
+    assert "mkldnn::_linear_pointwise" in rep["cpu_ops"]
+    parts = rep["cpu_op_parts"]
+    assert parts["aten::fbgemm_linear_fp16_weight_fp32_activation"] == [["aten::empty.memory_format", "aten::resize_"]]
+    assert parts["aten::atleast_2d"] == [[]] and parts["aten::broadcast_tensors"] == [["aten::expand"]]
+    found = compute_ops(rep["cpu_ops"], category="gemm", profiler=True, parts=parts)
+    assert sorted(found) == ["aten::fbgemm_linear_fp16_weight_fp32_activation", "aten::fbgemm_pack_gemm_matrix_fp16",
+                             "mkldnn::_linear_pointwise"]

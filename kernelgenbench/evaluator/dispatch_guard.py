@@ -10,7 +10,10 @@ only overloads the evaluator's own torch knows (a candidate can register new one
 Two spellings reach here: the dispatch recorder's overload names ('aten::add.Tensor'; 'aten::sum' is the
 default overload) and the profiler's op names ('aten::add', an overload packet, judged by its worst
 overload). The profiler also records composite ops (`CompositeImplicitAutograd` only) whose decomposition
-it records as well; those are judged through their parts.
+it records as well; those are judged through their parts -- but only where the parts show the work: a
+composite whose schema says it computes, recorded with fresh memory beneath it (allocations, fills, copies)
+and nothing beneath it that computes, did its work natively under its own name (torch's FBGEMM composites
+call FBGEMM on an `empty` output), and is compute itself (`unexplained_composites`).
 """
 
 from __future__ import annotations
@@ -181,6 +184,43 @@ def classify_recorded(name: str) -> OpClass:
     return min(classes, key=_RANK.index) if classes else OpClass.COMPUTE
 
 
+# Parts that make a composite's output out of fresh memory: someone must then write it.
+_FRESH = (OpClass.ALLOCATION, OpClass.FILL, OpClass.COPY)
+# Parts that show the work: compute (judged itself), a scalar read (counted), a computing composite (judged itself).
+_SHOWS_WORK = (OpClass.COMPUTE, OpClass.SCALAR_READ)
+
+
+@functools.cache
+def _own_class(name: str) -> OpClass:
+    """What a composite's schema says it does, as if it had a kernel of its own (worst overload)."""
+    packet = _packet(name)
+    base, _, overload = name.partition("::")[2].partition(".")
+    overloads = [overload] if overload else packet.overloads()
+    return min((classify_overload(f"aten::{base}.{o}") for o in overloads), key=_RANK.index)
+
+
+def _shows_work(part: str) -> bool:
+    cls = classify_recorded(part)
+    return cls in _SHOWS_WORK or (cls is OpClass.DECOMPOSED and _own_class(part) is OpClass.COMPUTE)
+
+
+def unexplained_composites(names: Iterable[str], parts: Mapping[str, Iterable[Iterable[str]]]) -> list[str]:
+    """The composites among `names` (profiler names) that computed under their own name: their schema says they
+    compute, and one recorded call had fresh memory beneath it and no part that computes (`parts`: per name,
+    each distinct set of ops recorded directly beneath one call). A call with nothing beneath returned an input
+    (atleast_2d of a matrix); one with views beneath only, aliases of its inputs (broadcast_tensors)."""
+    out = []
+    for name in names:
+        if classify_recorded(name) is not OpClass.DECOMPOSED or _own_class(name) is not OpClass.COMPUTE:
+            continue
+        for call in parts.get(name, ()):
+            kids = list(call)
+            if any(classify_recorded(k) in _FRESH for k in kids) and not any(map(_shows_work, kids)):
+                out.append(name)
+                break
+    return out
+
+
 def _counts(ops: Mapping[str, int] | Iterable[str]) -> dict[str, int]:
     if isinstance(ops, Mapping):
         return {str(k): int(v) for k, v in ops.items()}
@@ -191,11 +231,12 @@ def _counts(ops: Mapping[str, int] | Iterable[str]) -> dict[str, int]:
 
 
 def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profiler: bool = False,
-                in_launch: bool = False) -> list[str]:
+                in_launch: bool = False, parts: Mapping[str, Iterable[Iterable[str]]] | None = None) -> list[str]:
     """The ops among `ops` ({name: count}, or names) that count as torch compute for a task of this category.
 
-    `profiler`: names as the profiler writes them (packets). `in_launch`: ops seen inside a Triton launch,
-    where the interpreter makes its own host aliases (new_empty, set_) and copies back (copy_, one per
+    `profiler`: names as the profiler writes them (packets); `parts` (the profile's cpu_op_parts) then tells
+    which composites did their work natively (`unexplained_composites`). `in_launch`: ops seen inside a Triton
+    launch, where the interpreter makes its own host aliases (new_empty, set_) and copies back (copy_, one per
     argument storage at most, so never more than its new_empty calls).
     """
     p = policy()
@@ -211,6 +252,8 @@ def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profil
             out.append(name)
         elif cls is OpClass.SCALAR_READ:
             reads += n
+    if profiler:
+        out += unexplained_composites(counts, parts or {})
     # Under a dispatch mode the profiler records each op the mode forwards twice (Python key, then redispatch).
     limit = p.scalar_reads_max * (2 if profiler else 1)
     if reads > limit:

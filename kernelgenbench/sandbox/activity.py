@@ -5,8 +5,11 @@ on accelerators every device kernel with the stream it ran on and every memcpy w
 size. The report (the call report's "profile", typed as sandbox/protocol.py's Profile):
 
     {"available": bool, "reason": str, "expected": bool, "device": "cpu" | "cuda" | ...,
-     "cpu_ops": {"aten::add.Tensor": n, ...},   # aten ops (nested ones too) outside Triton launches, all threads
-     "cpu_ops_in_launch": {...},                 # aten ops inside a Triton launch range (LaunchCounter.range_name)
+     "cpu_ops": {"aten::add.Tensor": n, ...},   # dispatcher ops of every namespace (nested ones too) outside
+                                                 # Triton launches, all threads ("mkldnn::_linear_pointwise" too)
+     "cpu_ops_in_launch": {...},                 # those inside a Triton launch range (LaunchCounter.range_name)
+     "cpu_op_parts": {"aten::to.dtype": [[], ["aten::_to_copy"]], ...},  # per op name, every distinct set of
+                                                 # ops recorded directly under one of its calls (a composite's parts)
      "launch_ranges": n,                         # those launch ranges the profiler saw
      "kernels": [{"name", "stream", "origin": "triton" | "library", "library", "count", "us"}],
      "call_stream": int | None,                  # the stream the call was made on (a marker kernel ran there)
@@ -31,6 +34,10 @@ _MEMCPY_KIND = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|HtoA|AtoH|DtoA|AtoD|AtoA
 _LIBRARIES = (("cublas", "cublas"), ("cutlass", "cutlass"), ("cudnn", "cudnn"), ("xmma", "cublas"),
               ("gemm", "cublas"), ("at::", "aten"), ("native::", "aten"), ("c10::", "aten"),
               ("cub::", "cub"), ("thrust::", "thrust"), ("nccl", "nccl"), ("flash", "flash-attn"))
+
+# A dispatcher op as the profiler names it: namespace::name (the overload comes apart). Not the session's own
+# ranges, nor "autograd::engine::evaluate_function: ..." (its ops are recorded beneath it).
+_OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*")
 
 _STATE: dict[str, Any] = {"expected": False, "reason": "no session ran before the candidate was imported"}
 
@@ -152,25 +159,31 @@ class Session:
             return {"available": False,
                     "reason": f"the session was stopped or restarted during the call (its {' and '.join(lost)} mark lost)"}
         events = list(self._events or ())
-        cpu_ops, in_launch, ranges = _cpu_ops(events, self.launch_range)
+        cpu_ops, in_launch, ranges, parts = _cpu_ops(events, self.launch_range)
         kernels, call_stream, memcpy = _device_activity(events, triton_kernels)
         return {"available": True, "reason": "", "cpu_ops": dict(cpu_ops), "cpu_ops_in_launch": dict(in_launch),
-                "launch_ranges": ranges, "kernels": kernels, "call_stream": call_stream, "memcpy": memcpy}
+                "cpu_op_parts": parts, "launch_ranges": ranges, "kernels": kernels, "call_stream": call_stream,
+                "memcpy": memcpy}
 
 
-def _cpu_ops(events: list[Any], launch_range: str) -> tuple[Counter[str], Counter[str], int]:
-    """aten ops by "name.overload", split by whether a launch range on the same thread encloses them."""
+_Op = tuple[str, int, int, int]  # name, thread, start ns, end ns
+
+
+def _cpu_ops(events: list[Any], launch_range: str
+             ) -> tuple[Counter[str], Counter[str], int, dict[str, list[list[str]]]]:
+    """Dispatcher ops by "ns::name.overload", split by whether a launch range on the same thread encloses them;
+    the launch ranges; each op name's distinct sets of direct children."""
     from torch.autograd import DeviceType
 
     ranges: dict[int, list[tuple[int, int]]] = {}
-    ops: list[tuple[str, int, int, int]] = []
+    ops: list[_Op] = []
     for e in events:
         if e.device_type() != DeviceType.CPU:
             continue
         name = e.name()
         if name == launch_range:
             ranges.setdefault(e.start_thread_id(), []).append((e.start_ns(), e.end_ns()))
-        elif name.startswith("aten::"):
+        elif _OP_NAME.fullmatch(name):  # every namespace: a mkldnn:: or fbgemm:: op computes like an aten:: one
             overload = e.overload_name() if hasattr(e, "overload_name") else ""
             ops.append((f"{name}.{overload}" if overload else name, e.start_thread_id(), e.start_ns(), e.end_ns()))
     outside: Counter[str] = Counter()
@@ -178,7 +191,28 @@ def _cpu_ops(events: list[Any], launch_range: str) -> tuple[Counter[str], Counte
     for name, tid, start, end in ops:
         enclosed = any(s <= start and end <= f for s, f in ranges.get(tid, ()))
         (inside if enclosed else outside)[name] += 1
-    return outside, inside, sum(len(v) for v in ranges.values())
+    return outside, inside, sum(len(v) for v in ranges.values()), _parts(ops)
+
+
+def _parts(ops: list[_Op]) -> dict[str, list[list[str]]]:
+    """For each op name, every distinct set of ops recorded directly beneath one call of it (nesting by time on
+    one thread): a composite op's parts, so the judge can tell a decomposition from native work under its name."""
+    children: dict[int, set[str]] = {i: set() for i in range(len(ops))}
+    by_thread: dict[int, list[int]] = {}
+    for i, op in enumerate(ops):
+        by_thread.setdefault(op[1], []).append(i)
+    for idx in by_thread.values():
+        stack: list[int] = []
+        for i in sorted(idx, key=lambda i: (ops[i][2], -ops[i][3], i)):  # an enclosing op comes before its parts
+            while stack and ops[stack[-1]][3] < ops[i][3]:
+                stack.pop()
+            if stack:
+                children[stack[-1]].add(ops[i][0])
+            stack.append(i)
+    seen: dict[str, set[tuple[str, ...]]] = {}
+    for i, op in enumerate(ops):
+        seen.setdefault(op[0], set()).add(tuple(sorted(children[i])))
+    return {name: [list(s) for s in sorted(sets)] for name, sets in seen.items()}
 
 
 def _metadata(event: Any) -> dict[str, Any]:

@@ -77,8 +77,10 @@ class Profile(Message):
     reason: str
     expected: bool  # a session worked in this process before the candidate was imported
     device: str  # the device kind: "cpu", "cuda", ...
-    cpu_ops: dict[str, int] = field(default_factory=dict)  # aten ops outside Triton launches, all threads
+    cpu_ops: dict[str, int] = field(default_factory=dict)  # dispatcher ops outside Triton launches, all threads
     cpu_ops_in_launch: dict[str, int] = field(default_factory=dict)
+    # per op name, each distinct set of ops recorded directly beneath one of its calls (a composite's parts)
+    cpu_op_parts: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     launch_ranges: int = 0  # launch ranges the profiler saw
     kernels: tuple[Kernel, ...] = ()
     call_stream: int | None = None

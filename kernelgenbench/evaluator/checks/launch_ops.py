@@ -18,7 +18,8 @@ def judge(task: Task, report: CallReport) -> str | None:
     compute = compute_ops(report.ops_in_launch, category=task.category, in_launch=True)
     profile = report.profile
     if not compute and profile.available:
-        compute = compute_ops(profile.cpu_ops_in_launch, category=task.category, profiler=True, in_launch=True)
+        compute = compute_ops(profile.cpu_ops_in_launch, category=task.category, profiler=True, in_launch=True,
+                              parts=profile.cpu_op_parts)
     return f"torch compute inside a Triton launch: {fmt_ops(compute)}" if compute else None
 
 

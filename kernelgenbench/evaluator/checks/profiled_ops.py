@@ -22,7 +22,7 @@ def judge(task: Task, report: CallReport) -> str | None:
     profile = report.profile
     if not profile.available:
         return None
-    compute = compute_ops(profile.cpu_ops, category=task.category, profiler=True)
+    compute = compute_ops(profile.cpu_ops, category=task.category, profiler=True, parts=profile.cpu_op_parts)
     if not compute:
         return None
     return (f"torch compute recorded by the profiler but not by the dispatch recorder (it was switched off or "
@@ -32,5 +32,6 @@ def judge(task: Task, report: CallReport) -> str | None:
 CHECK = Check(
     name="profiled_ops", status=Status.TORCH_FALLBACK, collector="activity", judge=judge,
     prompt=TORCH_FALLBACK.prompt,  # the same rule, seen below Python
-    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder", "getattr_ops_aten"),
+    corpus=("disable_modes", "exclude_python_key", "raw_thread", "pop_recorder", "getattr_ops_aten", "fbgemm_composite_mm",
+            "nonaten_namespace_mm"),
 )
