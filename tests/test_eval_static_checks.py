@@ -64,6 +64,8 @@ INDUCTOR = "a second kernel generator"
     ("import concurrent.futures as cf\ncf.ProcessPoolExecutor()\n",
      f"c.py:2: concurrent.futures.ProcessPoolExecutor: {PROCESS}"),
     ("import asyncio\nasyncio.create_subprocess_exec('x')\n", f"c.py:2: asyncio.create_subprocess_exec: {PROGRAMS}"),
+    ("import os\n[os][0].spawnvp(0, 'x', ['x'])\n", f"c.py:2: .spawnvp: {PROGRAMS}"),  # no dotted path
+    ("def f(m):\n    return getattr(m, 'fork')()\n", f"c.py:2: .fork: {PROCESS}"),
     # a forbidden module reached as another module's attribute (red team 3: torch.sys.modules[...])
     ("import torch\nm = torch.sys.modules['torch._inductor.codecache']\n",
      "c.py:2: torch.sys.modules (sys.modules): reaches loaded modules by name, the worker's and the evaluator's among them"),
@@ -84,6 +86,16 @@ INDUCTOR = "a second kernel generator"
 def test_process_families_and_compilers_are_forbidden_whatever_the_spelling(code, evidence):
     v = check_source(code, filename="c.py")
     assert (v.status, v.evidence) == (Status.FORBIDDEN_API, evidence)
+
+
+def test_every_process_call_of_os_is_forbidden_by_attribute_name_too():
+    import os
+
+    from kernelgenbench.evaluator.static_checks import forbidden
+
+    family = {n for n in dir(os) if n.startswith(("fork", "exec", "spawn", "posix_spawn"))}
+    assert {"fork", "execvpe", "spawnvp", "posix_spawnp"} <= family
+    assert family <= set(forbidden().attributes)
 
 
 @pytest.mark.parametrize("code", [
