@@ -2,7 +2,9 @@
 
 The lists live in kernelgenbench/data/eval_forbidden.yaml, each entry with the reason that becomes the
 evidence. Aliases are followed (`import subprocess as sp; sp.run`, `from torch import ops; ops.aten.mm`,
-`g = gc; g.get_objects()`), and `getattr(x, "name")` with a constant name is checked as `x.name`.
+`g = gc; g.get_objects()`), and `getattr(x, "name")` with a constant name is checked as `x.name`. A key
+ending in '*' names a family (`os.spawn*`: spawnv, spawnvp, ...), and a forbidden standard-library path is
+caught where another module re-exports it (`torch.sys.modules`, `torch.os.fork`).
 
 What this can prove and what it cannot: it sees the text, not the values. A computed attribute name on an
 arbitrary object (`getattr(t, "__arr" + "ay__")`), a tensor iterated directly (`for v in t`), or host

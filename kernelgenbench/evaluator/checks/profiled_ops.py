@@ -2,8 +2,10 @@
 
 The dispatch recorder is a Python dispatch mode: a candidate can switch it off from inside (disable the
 mode stack, exclude the Python dispatch key, pause it) or run torch where it never looks (another thread).
-The profiler's aten ops (header "profile", collected by kernelgenbench.sandbox.activity) cannot be
-switched off that way, so compute among them is torch_fallback, with the mismatch as its evidence.
+The profiler's dispatcher ops of every namespace (header "profile", collected by kernelgenbench.sandbox.activity)
+cannot be switched off that way, so compute among them is torch_fallback, with the mismatch as its evidence;
+a composite op counts through the parts recorded beneath it, unless those show fresh memory and no compute
+(it did the work natively under its own name: dispatch_guard.unexplained_composites).
 """
 
 from __future__ import annotations
