@@ -291,6 +291,7 @@ def test_a_composite_is_excused_only_where_its_recorded_parts_show_the_work():
     assert compute_ops(ops, category="gemm", profiler=True, parts=parts) == [fbgemm]
     # a copy or a fill beneath is fresh memory too, not work; one call of several is enough
     assert unexplained_composites([fbgemm], {fbgemm: [["aten::mm"], ["aten::zeros", "aten::copy_"]]}) == [fbgemm]
+    assert unexplained_composites([fbgemm], {fbgemm: [["aten::empty", "aten::_local_scalar_dense"]]}) == [fbgemm]
     honest = {"aten::matmul": [["aten::mm", "aten::empty.memory_format"]],
               "aten::is_nonzero": [["aten::item"]], "aten::item": [["aten::_local_scalar_dense"]],
               "aten::broadcast_tensors": [[], ["aten::expand"]], "aten::atleast_2d": [[], ["aten::unsqueeze"]],

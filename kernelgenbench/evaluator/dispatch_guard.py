@@ -186,8 +186,9 @@ def classify_recorded(name: str) -> OpClass:
 
 # Parts that make a composite's output out of fresh memory: someone must then write it.
 _FRESH = (OpClass.ALLOCATION, OpClass.FILL, OpClass.COPY)
-# Parts that show the work: compute (judged itself), a scalar read (counted), a computing composite (judged itself).
-_SHOWS_WORK = (OpClass.COMPUTE, OpClass.SCALAR_READ)
+# Parts that show the work: compute, or a composite that computes (each judged itself). A scalar read does not:
+# it fills no fresh tensor.
+_SHOWS_WORK = (OpClass.COMPUTE,)
 
 
 @functools.cache
