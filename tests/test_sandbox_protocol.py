@@ -38,6 +38,7 @@ from kernelgenbench.sandbox.protocol import (
 
 PROFILE = Profile(available=True, reason="", expected=True, device="cuda", cpu_ops={"aten::add.Tensor": 1},
                   cpu_ops_in_launch={"aten::copy_": 2}, launch_ranges=1,
+                  cpu_op_parts={"aten::to.dtype": ((), ("aten::_to_copy",)), "aten::add.Tensor": ((),)},
                   kernels=(Kernel(name="_add_kernel", stream=7, origin="triton", library="triton", count=1, us=2.5),),
                   call_stream=7, memcpy=(Memcpy(kind="DtoH", bytes=64),))
 RESULT = CallReport(event="result", tampering=("x was replaced",), launches={"_add_kernel": 1}, launch_ranges=1,
