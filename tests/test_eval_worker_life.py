@@ -68,7 +68,8 @@ def test_killer_victim_tracker_and_an_honest_candidate_in_one_run(tmp_path):
         out = tmp_path / "results.jsonl"
         proc = run_kgb("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions",
                        str(write_jsonl(tmp_path / "solutions.jsonl", rows)), "--device", "cpu", "--workers", "2",
-                       "--timeout", "60", "--seed", "1", "--out", str(out))
+                       "--timeout", "60", "--seed", "1", "--out", str(out),
+                       static_checks=False)  # both refuse `import posix`; what stands behind that is tested here
         assert proc.returncode == 0, proc.stderr[-3000:]
         time.sleep(1)  # the evaluator's resource tracker unlinks what is registered as it ends, after the run
         results = {r["candidate_id"]: r for r in task_rows(out)}

@@ -1,4 +1,4 @@
-# kgb-corpus: task=vllm/rms_norm expect=runtime_error evidence=builtins.TypeError
+# kgb-corpus: task=vllm/rms_norm expect=runtime_error evidence=builtins.TypeError static=forbidden_api
 # Ends the evaluator's multiprocessing forkserver through the "alive" pipe every worker used to inherit (one
 # byte makes the server exit). Once it was gone, Process.is_alive() said "dead" for every worker it had
 # started, and their later workloads were skipped and the candidates passed: this one, right on the first

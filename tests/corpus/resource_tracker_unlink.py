@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=runtime_error evidence=builtins.TypeError
+# kgb-corpus: task=aten/add.Tensor expect=runtime_error evidence=builtins.TypeError static=forbidden_api
 # Registers a /dev/shm name with the evaluator's multiprocessing resource tracker through the pipe every
 # worker used to inherit: the tracker runs as the evaluator (root) and unlinks every name left registered
 # when the run ends, so any process's named segment could be deleted. Otherwise an honest add. The worker
