@@ -211,6 +211,11 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
      "c.py:2: '/proc/self/mem' in a string: reads the process's memory (a tensor's data) out of the recorders' sight"),
     ("import struct\n", "c.py:1: import struct: packs and unpacks raw bytes (a tensor's data) on the host, out of "
      "the recorders' sight"),
+    # red team 3's tensor_map_: a lambda per element, called from C++
+    ("def f(x, y):\n    x.map_(y, lambda a, b: a + b)\n",
+     "c.py:2: .map_: a Python function called per element of a tensor (host compute out of the recorders' sight)"),
+    ("def f(x):\n    return getattr(x, 'apply_')(abs)\n",
+     "c.py:2: .apply_: a Python function called per element of a tensor (host compute out of the recorders' sight)"),
     ("import torch\nt = torch.frombuffer(b, dtype=torch.float32)\n",
      "c.py:2: torch.frombuffer: a tensor over host bytes (the way back from host compute)"),
 ])

@@ -24,6 +24,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 _MASK = (1 << 64) - 1
+# Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
+# from_numpy and Tensor.new_tensor all end in one of them.
+_FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
 
 
 def _no_note(name: str, in_launch: int) -> None:
@@ -44,6 +47,7 @@ class DispatchRecorder(TorchDispatchMode):
         self.ops: Counter[str] = Counter()
         self.views: set[str] = set()
         self.in_launch: Counter[str] = Counter()
+        self.host_built = 0  # elements of tensors made from host data outside launches
         self._paused = 0
         self._note = note
 
@@ -69,7 +73,10 @@ class DispatchRecorder(TorchDispatchMode):
             self._count(func, name)
             return out
         self._count(func, name)
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        if name in _FROM_HOST and not self._paused:
+            self.host_built += sum(t.numel() for t in tree_leaves(out) if isinstance(t, torch.Tensor))
+        return out
 
     def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0

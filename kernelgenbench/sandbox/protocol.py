@@ -192,6 +192,7 @@ class CallReport(Message):
     ops_in_launch: dict[str, int]
     profile: Profile
     threads: Threads | None = None
+    host_built: int = 0  # elements of tensors made from host data (lists, numpy arrays) outside launches
     receive_s: float = 0.0  # the worker's time drawing or receiving the inputs
     inputs_before: dict[str, str] | None = None  # fingerprints of inputs it drew, before the call
     # a call that raised

@@ -12,6 +12,7 @@ from kernelgenbench.evaluator.checks.base import Check, judge_report
 from kernelgenbench.evaluator.checks.device_recorder import CHECK as DEVICE_RECORDER
 from kernelgenbench.evaluator.checks.exception import CHECK as EXCEPTION
 from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
+from kernelgenbench.evaluator.checks.host_data import CHECK as HOST_DATA
 from kernelgenbench.evaluator.checks.launch_ops import CHECK as LAUNCH_OPS
 from kernelgenbench.evaluator.checks.no_launch import CHECK as NO_LAUNCH
 from kernelgenbench.evaluator.checks.packing import CHECK as PACKING
@@ -24,6 +25,6 @@ from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBA
 # Tampering first (the evidence itself is in doubt), then what was raised, then where the work was done; a
 # thread is judged after the compute checks, which name what it computed when it did (raw_thread).
 REGISTRY: tuple[Check, ...] = (TAMPERING, SIDE_STREAM, DEVICE_RECORDER, PACKING, EXCEPTION, HOST_COMPUTE,
-                               TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, THREADS, NO_LAUNCH)
+                               HOST_DATA, TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, THREADS, NO_LAUNCH)
 
 __all__ = ["REGISTRY", "Check", "judge_report"]
