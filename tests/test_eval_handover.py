@@ -253,7 +253,9 @@ def test_a_candidate_cannot_copy_another_candidates_answers(channel, tmp_path, s
     got = {r.candidate_id: r for r in evaluate(rows, dataset=EXAMPLE_TASKS, device="cpu", rounds=2, seed=seed,
                                                workers=1, out=tmp_path / "r.jsonl")}
     assert got["writer"].status is Status.PASSED, got["writer"].evidence
-    assert got["reader"].status is Status.INCORRECT_NUMERICS, got["reader"].evidence
+    # a channel the reader reaches gives it another candidate's answers to wrong inputs; under the isolation
+    # levels with a private /tmp it finds no channel at all and launches nothing
+    assert got["reader"].status in (Status.INCORRECT_NUMERICS, Status.NO_TRITON_LAUNCH), got["reader"].evidence
 
 
 _ZEROS = CORPUS / "zeros_output.py"

@@ -1,6 +1,7 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=scalar static=forbidden_api
+# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=host static=forbidden_api
 # Computes on the host one element at a time: .item() reads (aten::_local_scalar_dense, which alone computes
-# nothing), Python arithmetic, torch.tensor to write back; a Triton kernel adds zero so that something launches.
+# nothing), Python arithmetic, torch.tensor to write back (an output-sized tensor from host values: host_compute);
+# a Triton kernel adds zero so that something launches.
 import torch
 import triton
 import triton.language as tl

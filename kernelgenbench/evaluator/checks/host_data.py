@@ -45,5 +45,5 @@ def judge(task: Task, report: CallReport) -> str | None:
 CHECK = Check(
     name="host_data", status=Status.HOST_COMPUTE, collector="dispatch", judge=judge,
     prompt=HOST_COMPUTE.prompt,
-    corpus=("host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random"),
+    corpus=("host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop"),
 )
