@@ -552,6 +552,25 @@ def check_candidate(row: Mapping[str, Any], task: Task, *, rounds: int, seed: in
             "workloads": results, "elapsed_s": round(time.perf_counter() - t0, 3)}
 
 
+def mark_unfinished(out: Path, limit_s: float) -> int:
+    """Record, as `unfinished`, the candidate a shard was still running when its time ran out; returns how many."""
+    started: dict[str, dict[str, Any]] = {}
+    for line in out.read_text().splitlines() if out.exists() else []:
+        row = json.loads(line)
+        if row.get("kind") == "started":
+            started[row["candidate_id"]] = row
+        else:
+            started.pop(row["candidate_id"], None)
+    with out.open("a") as fh:
+        for cid, row in started.items():
+            ran = time.time() - row.get("at", time.time())
+            fh.write(json.dumps({"kind": "direct", "task_id": row.get("task_id", ""), "candidate_id": cid,
+                                 "verdict": "unfinished", "elapsed_s": round(ran, 1),
+                                 "detail": f"the direct call ran {ran:.0f} s without returning (the shard's "
+                                           f"limit of {limit_s:.0f} s ended it)"}) + "\n")
+    return len(started)
+
+
 def _progress(out: Path) -> tuple[set[str], set[str]]:
     """Candidate ids already checked, and ids started but never finished (the process died on them)."""
     done, started = set(), set()
@@ -575,7 +594,8 @@ def run_direct(rows: list[dict[str, Any]], tasks: Mapping[str, Task], out: Path,
             cid = row.get("candidate_id")
             if "code" not in row or cid in done or cid in died or row["task_id"] not in tasks:
                 continue
-            fh.write(json.dumps({"kind": "started", "candidate_id": cid}) + "\n")
+            fh.write(json.dumps({"kind": "started", "candidate_id": cid, "task_id": row["task_id"],
+                                 "at": time.time()}) + "\n")
             fh.flush()
             res = check_candidate(row, tasks[row["task_id"]], rounds=rounds, seed=seed, device=device,
                                   performance=performance, kernels=kernels)
@@ -599,6 +619,7 @@ CLASSES = {
     "real_difference": "a real numeric or semantic difference: the library differs from the reference when run directly",
     "library_exception": "a library limitation: it raises (or dies) when run directly",
     "reference_error": "the task's reference failed: a dataset problem",
+    "library_slow": "the library's own call did not return in time when run directly either (e.g. its autotuner)",
     "unexplained": "UNEXPLAINED: agrees when run directly but fails kgb eval (the evaluator's fault until shown otherwise)",
     "not_run": "not evaluated: kgb eval did not reach it within the session's time",
 }
@@ -623,6 +644,8 @@ def classify_one(task_row: Mapping[str, Any], direct: Mapping[str, Any] | None) 
     if verdict == "differ":
         return "real_difference", (f"{status}: {ev}; directly on {direct.get('workload_id')}: {direct.get('detail', '')} "
                                    f"(max abs err {direct.get('max_abs_err') or 0:.3g})")
+    if status == "timeout" and verdict == "unfinished":
+        return "library_slow", f"{ev}; directly: {direct.get('detail', '')}"
     if status == "no_triton_launch" and direct is not None and direct.get("kernel_launches") == 0:
         return "no_kernel", ev
     why = "no direct check" if direct is None else "agrees directly"
@@ -784,7 +807,12 @@ def cmd_direct(args: argparse.Namespace) -> int:
     if dev.type == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")  # before the libraries import triton
     k, n = (int(x) for x in args.shard.split("/"))
+    if args.mark_unfinished is not None:
+        print(f"{mark_unfinished(args.out, args.mark_unfinished)} unfinished")
+        return 0
     rows = [r for i, r in enumerate(r for r in _read_rows(args.candidates) if "code" in r) if i % n == k]
+    last = set(filter(None, args.last.split(",")))  # long autotuners go last, so they hold up nothing else
+    rows.sort(key=lambda r: r["task_id"] in last)
     tasks = load_dataset(args.dataset, args.config)
     return run_direct(rows, tasks, args.out, device=dev, rounds=args.rounds, seed=args.seed,
                       performance=args.performance, kernels=profiler_works(dev))
@@ -830,6 +858,10 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--rounds", type=int, default=1)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--performance", action="store_true", help="also the performance workloads")
+    r.add_argument("--last", default="aten/mm,aten/mm.out,aten/addmm,aten/bmm,aten/bmm.out",
+                   help="comma-separated task ids checked after the others in each shard (long first calls)")
+    r.add_argument("--mark-unfinished", type=float, metavar="LIMIT_S",
+                   help="only record the candidate the shard was running when LIMIT_S ran out, as unfinished")
     r.add_argument("--shard", default="0/1", help="K/N: only every N-th candidate from the K-th (parallel processes)")
     r.set_defaults(func=cmd_direct)
     k = sub.add_parser("classify", help="join kgb eval results with the direct checks; write .md and .json")

@@ -54,7 +54,7 @@ CORPUS=(python3 bench/real_library_corpus.py)
 BUDGET=${BUDGET:-560}  # seconds for the whole session, inside the device tool's 600
 left() { echo $((BUDGET - SECONDS - 20)); }  # what remains, less the classification's share
 . bench/session_step.sh  # step NAME SECONDS CMD...
-direct_shard() {  # direct_shard K DEADLINE; a CUDA error (exit 3) or a crash: resume in a fresh process
+direct_shard() {  # direct_shard K DEADLINE LIMIT; a CUDA error (exit 3) or a crash: resume in a fresh process
   local rc=3 try
   for try in 1 2 3 4 5 6; do
     ((SECONDS < $2)) || break
@@ -63,6 +63,9 @@ direct_shard() {  # direct_shard K DEADLINE; a CUDA error (exit 3) or a crash: r
     rc=$?
     [[ $rc == 0 || $rc == 124 ]] && break
   done
+  # A shard out of time: the candidate it was running is `unfinished` (classify: a library slow directly too).
+  [[ $rc == 124 ]] && "${CORPUS[@]}" direct --dataset "$W/tasks.jsonl" --candidates "$OUT/candidates.jsonl" \
+    --out "$W/direct.$1.jsonl" --mark-unfinished "$3" >> "$W/direct.$1.log" 2>&1
   echo "direct shard $1: exit $rc after $try tries" >> "$W/direct.$1.log"
 }
 
@@ -90,7 +93,7 @@ t0=$SECONDS limit=${DIRECT_LIMIT:-$(( $(left) * 2 / 5 ))}
 if ((direct)); then
   echo "=== direct ($shards shards, limit ${limit}s)"
   pids=()
-  for ((k = 0; k < shards; k++)); do direct_shard "$k" $((SECONDS + limit)) & pids+=($!); done
+  for ((k = 0; k < shards; k++)); do direct_shard "$k" $((SECONDS + limit)) "$limit" & pids+=($!); done
   wait "${pids[@]}"  # by pid: a bare wait would also wait for the log's tee, which never ends
   cat "$W"/direct.*.log
   cat "$W"/direct.*.jsonl > "$OUT/direct.jsonl"

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,23 @@ def test_direct_check_agree_differ_exception_and_torch_ops(rlc, tmp_path):
     died = [r for r in lines if r["candidate_id"] == "dies" and r["kind"] == "direct"]
     assert len(died) == 1 and "died" in died[0]["detail"]
     assert sum(r["kind"] == "direct" for r in lines) == 4
+
+
+def test_a_shard_out_of_time_records_its_running_candidate_as_unfinished(rlc, tmp_path):
+    out = tmp_path / "direct.jsonl"
+    rows = [{"kind": "started", "candidate_id": "fast", "task_id": "aten/add.Tensor", "at": time.time() - 5},
+            {"kind": "direct", "candidate_id": "fast", "verdict": "agree"},
+            {"kind": "started", "candidate_id": "slow", "task_id": "aten/mm", "at": time.time() - 90}]
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert rlc.mark_unfinished(out, 100) == 1
+    last = json.loads(out.read_text().splitlines()[-1])
+    assert (last["candidate_id"], last["task_id"], last["verdict"]) == ("slow", "aten/mm", "unfinished")
+    assert 89 <= last["elapsed_s"] < 120 and "limit of 100 s" in last["detail"]
+    assert rlc.mark_unfinished(out, 100) == 0  # recorded once
+    # an eval timeout with the direct call unfinished too is the library's slowness, not the evaluator's
+    cls, reason = rlc.classify_one(_task_row("slow", "timeout", "no reply within 120 s"), last)
+    assert cls == "library_slow" and "without returning" in reason
+    assert rlc.classify_one(_task_row("slow", "timeout", "no reply"), _direct("slow", "agree"))[0] == "unexplained"
 
 
 def _task_row(cid: str, status: str, evidence: str = "") -> dict:
