@@ -24,12 +24,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 _MASK = (1 << 64) - 1
+HOST, HOST_BYTES = -2, -3  # the `note` kinds for host-made tensor elements and bytes
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
 _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
 
 
-def _no_note(name: str, in_launch: int) -> None:
+def _no_note(name: str, in_launch: int, n: int = 0) -> None:
     return None
 
 
@@ -40,14 +41,16 @@ def _holds_tensor(tree: Any) -> bool:
 class DispatchRecorder(TorchDispatchMode):
     """A dispatch mode counting every aten op by overload name; `paused` > 0 inside Triton launches.
 
-    `note(name, in_launch)` hears every op, and `note("", -1)` every pause (one per launch)."""
+    `note(name, in_launch)` hears every op, `note("", -1)` every pause (one per launch), and
+    `note("", HOST, elements)`, `note("", HOST_BYTES, bytes)` every tensor made from host data."""
 
-    def __init__(self, note: Callable[[str, int], None] = _no_note) -> None:
+    def __init__(self, note: Callable[..., None] = _no_note) -> None:
         super().__init__()
         self.ops: Counter[str] = Counter()
         self.views: set[str] = set()
         self.in_launch: Counter[str] = Counter()
-        self.host_built = 0  # elements of tensors made from host data outside launches
+        self.host_built = 0  # elements of tensors made from host data (inside launches too: the interpreter
+        self.host_bytes = 0  # makes none, and a kernel body may call Python that does)
         self._paused = 0
         self._note = note
 
@@ -74,8 +77,13 @@ class DispatchRecorder(TorchDispatchMode):
             return out
         self._count(func, name)
         out = func(*args, **(kwargs or {}))
-        if name in _FROM_HOST and not self._paused:
-            self.host_built += sum(t.numel() for t in tree_leaves(out) if isinstance(t, torch.Tensor))
+        if name in _FROM_HOST:
+            made = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+            elems, nbytes = sum(t.numel() for t in made), sum(t.numel() * t.element_size() for t in made)
+            self.host_built += elems
+            self.host_bytes += nbytes
+            self._note("", HOST, elems)
+            self._note("", HOST_BYTES, nbytes)
         return out
 
     def _count(self, func: Any, name: str) -> None:
@@ -93,14 +101,17 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
     """A fresh recorder, the check of its integrity after the call given the launches counted (marks; []
     when intact), and whether it is on top of the dispatch mode stack now (ask at the end of the call)."""
     key, acc, pauses = secrets.randbits(64), 0, 0
+    host = {HOST: 0, HOST_BYTES: 0}
     _hash, _len, _at = hash, torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 
-    def note(name: str, in_launch: int) -> None:
+    def note(name: str, in_launch: int, n: int = 0) -> None:
         nonlocal acc, pauses
-        if in_launch < 0:
+        if in_launch in host:
+            host[in_launch] += n
+        elif in_launch < 0:
             pauses += 1
-            return
-        acc = (acc + _hash((key, in_launch, name))) & _MASK
+        else:
+            acc = (acc + _hash((key, in_launch, name))) & _MASK
 
     rec = DispatchRecorder(note)
     ops, in_launch, keys, cls = rec.ops, rec.in_launch, frozenset(rec.__dict__), DispatchRecorder
@@ -119,7 +130,7 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         for where, counts in ((0, ops), (1, in_launch)):
             for name, n in dict.items(counts):
                 total = (total + n * _hash((key, where, name))) & _MASK
-        if total != acc:
+        if total != acc or (state.get("host_built"), state.get("host_bytes")) != (host[HOST], host[HOST_BYTES]):
             marks.append("the dispatch recorder's counts were changed (cleared, reset or edited) during the call")
         if rec.__dict__.get("_paused"):
             marks.append("the dispatch recorder was left paused after the call")

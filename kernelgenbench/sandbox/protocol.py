@@ -192,7 +192,8 @@ class CallReport(Message):
     ops_in_launch: dict[str, int]
     profile: Profile
     threads: Threads | None = None
-    host_built: int = 0  # elements of tensors made from host data (lists, numpy arrays) outside launches
+    host_built: int = 0  # elements of tensors made from host data (lists, numpy arrays)
+    host_built_bytes: int = 0  # their bytes (an answer packed into a wider dtype has fewer elements)
     receive_s: float = 0.0  # the worker's time drawing or receiving the inputs
     inputs_before: dict[str, str] | None = None  # fingerprints of inputs it drew, before the call
     # a call that raised

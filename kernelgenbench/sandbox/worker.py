@@ -137,7 +137,7 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
                     "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
                     "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
-                    "kernelgenbench.sandbox.protocol", "torch.utils._python_dispatch")
+                    "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "torch.utils._python_dispatch")
 
 
 # The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
@@ -183,15 +183,9 @@ def _watched() -> dict[str, tuple[Any, str]]:
         pass
     for modname in _GUARDED_MODULES:
         try:
-            mod = importlib.import_module(modname)
+            pairs.update(_module_watched(modname, importlib.import_module(modname)))
         except ImportError:
             continue
-        for n, v in vars(mod).items():
-            if callable(v) and getattr(v, "__module__", None) == modname:
-                pairs[f"{modname}.{n}"] = (mod, n)
-                if isinstance(v, type):  # the recorders' and timing's methods too
-                    pairs.update({f"{modname}.{n}.{m}": (v, m) for m, f in vars(v).items()
-                                  if callable(f) or isinstance(f, (property, staticmethod, classmethod))})
     try:
         from triton.runtime.jit import JITFunction
 
@@ -205,6 +199,41 @@ def _watched() -> dict[str, tuple[Any, str]]:
 
     for n in ("isinstance", "type", "len", "getattr", "id", "hash"):
         pairs[f"builtins.{n}"] = (builtins, n)
+    return pairs
+
+
+# Module data that changes by design while candidates run: the kernel names Triton loaded (launches.py).
+_MUTABLE_DATA = frozenset({"_LOADED"})
+
+
+def _is_data(name: str, value: Any) -> bool:
+    return not (callable(value) or isinstance(value, types.ModuleType) or name.startswith("__")
+                or name in _MUTABLE_DATA)
+
+
+def _ids(value: Any) -> tuple[int, ...]:
+    """What a container holds, by identity (a rewritten entry of a module's dict, list or set of constants)."""
+    if type(value) is dict:
+        return tuple(i for k, v in value.items() for i in (id(k), id(v)))
+    if type(value) in (list, tuple):
+        return tuple(map(id, value))
+    if type(value) in (set, frozenset):
+        return tuple(sorted(map(id, value)))
+    return ()
+
+
+def _module_watched(modname: str, mod: types.ModuleType) -> dict[str, tuple[Any, str]]:
+    """A guarded module's functions and classes (their methods too) and, for the evaluator's own, its data."""
+    pairs: dict[str, tuple[Any, str]] = {}
+    own = modname.startswith("kernelgenbench.")  # torch's own module flags change as modes enter and exit
+    for n, v in vars(mod).items():
+        if own and _is_data(n, v):  # constants and state the recorders read (a name set, a pattern, a flag)
+            pairs[f"{modname}.{n}"] = (mod, n)
+        elif callable(v) and getattr(v, "__module__", None) == modname:
+            pairs[f"{modname}.{n}"] = (mod, n)
+            if isinstance(v, type):  # the recorders' and timing's methods too
+                pairs.update({f"{modname}.{n}.{m}": (v, m) for m, f in vars(v).items()
+                              if callable(f) or isinstance(f, (property, staticmethod, classmethod))})
     return pairs
 
 
@@ -248,7 +277,10 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     bound = tuple((name, mod) for name, mod in modules.items()
                   if name.startswith("kernelgenbench.") or name in _GUARDED_MODULES or name in _CORE_MODULES)
     known = frozenset(modules)
-    _getattr, _zip, _any = getattr, zip, any
+    _getattr, _zip, _any, ids = getattr, zip, any, _ids
+    held = tuple((k, owner, n, ids(_getattr(owner, n, None))) for k, (owner, n) in watched.items()
+                 if isinstance(owner, types.ModuleType) and owner.__name__.startswith("kernelgenbench.")
+                 and _is_data(n, _getattr(owner, n, None)))
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
         """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
@@ -259,6 +291,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
             now = state(owner.__dict__.get(n, _MISSING) if is_cls else _getattr(owner, n, _MISSING))
             if _any(a is not b for a, b in _zip(now, before)):
                 marks.append(f"{k} was replaced")
+        marks += [f"{k} was rewritten" for k, owner, n, before in held if ids(_getattr(owner, n, None)) != before]
         marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
         # The evaluator's judging code never runs here: a candidate importing it means to patch it.
         marks += [f"the candidate imported the evaluator's module {name}" for name in tuple(modules)
@@ -516,6 +549,7 @@ class _Bound:
     tampered: Callable[..., list[str]]
     session: type  # sandbox/activity.py's Session: one profiler session per call
     loaded_kernels: Callable[[], frozenset[str]]  # kernels Triton loaded in this process
+    hooks: Any  # sandbox/hooks.py's InterpreterHooks: closed around every call (installed in the worker only)
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -525,11 +559,12 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.evaluator.transfer import fingerprint, storage_bytes
     from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
+    from kernelgenbench.sandbox.hooks import InterpreterHooks
     from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
 
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels)
+               loaded_kernels, InterpreterHooks())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -581,20 +616,24 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         with session:
             t0 = b.perf_counter()  # the call and its device work, not the profiler's start and stop
             with counter.active(), rec:
+                b.hooks.open()
                 try:
                     ret = fn(*pos, **kw)
                 finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
-                    marks = b.tampered(_LAUNCH_RUNS) + sealed(counter.ranges) + ([] if on_top() else [_OFF_STACK])
+                    marks = b.hooks.close() + b.tampered(_LAUNCH_RUNS) + sealed(counter.ranges) \
+                        + ([] if on_top() else [_OFF_STACK])
             _sync(device)
             elapsed = b.perf_counter() - t0
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
                           launches=dict(counter.launches), launch_ranges=counter.ranges, ops=dict(rec.ops),
-                          ops_in_launch=dict(rec.in_launch), host_built=rec.host_built, **_evidence(session, watch, at_start, b)), None
+                          ops_in_launch=dict(rec.in_launch), host_built=rec.host_built,
+                          host_built_bytes=rec.host_bytes, **_evidence(session, watch, at_start, b)), None
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
-                        host_built=rec.host_built, tampering=tuple(marks), returns_none=ret is None, **_evidence(session, watch, at_start, b))
+                        host_built=rec.host_built, host_built_bytes=rec.host_bytes, tampering=tuple(marks),
+                        returns_none=ret is None, **_evidence(session, watch, at_start, b))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
 
 
@@ -803,6 +842,7 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     watched["threading.Thread.start"] = (threading.Thread, "start")
     # Everything used from here on is bound now, before the candidate is imported: locals, not names.
     b = _bind(watched)
+    b.hooks.install()
 
     def send(obj: Any) -> bytes:
         return json.dumps(pack(obj, arenas.outbox)).encode()
@@ -817,6 +857,7 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
 def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     """Import the candidate and say so; its entry point, or None when there is none or the import tampered."""
     s.activity.armed = True
+    s.b.hooks.open()
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
@@ -824,8 +865,12 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
                                   message=str(exc)[:500], traceback=_trace(exc)))
         return None
     s.activity.armed = False
+    # A library may install hooks at import (a signal handler, an import hook for lazy loading): they are put
+    # back (import hooks stay), and only a refused audit hook or record_function switch-off is evidence here.
+    refused = [m for m in s.b.hooks.close() if "refused" in m]
+    s.b.hooks.accept_imports()
     fn = getattr(module, setup["entry_point"], None)
-    tamper = s.tampered() + s.activity.evidence()
+    tamper = refused + s.tampered() + s.activity.evidence()
     s.send_msg(s.conn, Ready(event="ready", entry_point_found=callable(fn), tampering=tuple(tamper)))
     return fn if callable(fn) and not tamper else None
 
@@ -851,7 +896,8 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     """One call: its inputs drawn here (or received), the candidate called, the report and outputs sent."""
     b = s.b
     t_in = b.perf_counter()
-    pre = s.tampered()  # before the call too: a replacement left between calls would run in this one
+    # before the call too: a replacement left between calls would run in this one, a hook before it
+    pre = b.hooks.close() + s.tampered()
     draw, before = msg.get("draw"), None
     if draw is not None:
         try:
@@ -882,9 +928,13 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
 def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     """One timing request: the candidate timed on fresh argument sets; a failure is reported, not fatal."""
     try:
-        pre = s.tampered()
-        result = s.time_call(fn, s.task, msg, s.device, s.b)
-        s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + s.tampered()))),
+        pre = s.b.hooks.close() + s.tampered()
+        s.b.hooks.open()
+        try:
+            result = s.time_call(fn, s.task, msg, s.device, s.b)
+        finally:
+            post = s.b.hooks.close() + s.tampered()
+        s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + post))),
                    None, msg.get("nonce"))
     except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
         s.send_msg(s.conn, TimeReport(event="timing", timing=Timing(available=False,

@@ -1,0 +1,159 @@
+"""Interpreter hooks that would run a candidate's code outside its call, closed at every call's edges.
+
+Python runs code it was handed at moments the candidate does not choose but can arrange: a signal handler
+(an interval timer) between any two bytecodes, a gc callback or a `__del__` in a reference cycle at the next
+collection, an audit hook at every audited event (the worker lists /proc and opens files), a trace, profile
+or sys.monitoring callback at every call, an import hook at the next import, an exception hook. Run while
+the worker packs the outputs (or between drawing the inputs and the call), such code computes after the
+recorders stopped, or before they start, and nothing sees it.
+
+So, in the worker only (`install`, before the candidate is imported): audit hooks are refused outright (a hook
+that raises RuntimeError on "sys.addaudithook" keeps every later hook out, CPython's documented behaviour),
+and so is switching record_function off (the profiler then sees no op: the device-activity recorder blinded;
+the function is replaced where torch exports it, and only torch's distributed tests call it);
+the garbage collector runs only inside the candidate's own call and import (`open`); and at each call's
+end, still under the recorders, and before each call (`close`) whatever the candidate installed is taken out
+again and named. Taking the hooks out is the defence; the names are evidence for the report.
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import sys
+import threading
+from typing import Any
+
+_TIMERS = tuple(getattr(signal, n) for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, n))
+_SYS_HOOKS = ("excepthook", "unraisablehook")
+
+
+def _handlers() -> dict[int, Any]:
+    out = {}
+    for s in signal.valid_signals():
+        try:
+            out[int(s)] = signal.getsignal(s)
+        except (OSError, ValueError):  # a signal Python cannot read (SIGKILL's slot on some systems)
+            continue
+    return out
+
+
+def _tools() -> dict[int, str | None]:
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12 on
+    return {} if monitoring is None else {i: monitoring.get_tool(i) for i in range(6)}
+
+
+class InterpreterHooks:
+    """The interpreter's hook slots as the worker left them, and the means to put them back."""
+
+    def __init__(self) -> None:
+        self.audit_refused = 0  # audit hooks the candidate tried to add
+        self.record_refused = 0  # record_function switch-offs the candidate tried
+        self._handlers = _handlers()
+        self._gc_callbacks = list(gc.callbacks)
+        self._trace = (sys.gettrace(), sys.getprofile(), threading.gettrace(), threading.getprofile())
+        self._sys = {n: getattr(sys, n) for n in _SYS_HOOKS}
+        self._thread_hook = threading.excepthook
+        self._tools = _tools()
+        self._imports = (list(sys.meta_path), list(sys.path_hooks))
+        self._reported = (0, 0)
+
+    def install(self) -> None:
+        """Refuse audit hooks and record_function switch-offs from now on, stop the collector (worker only)."""
+        sys.addaudithook(self._audit)
+        gc.disable()
+        self._keep_record_function()
+
+    def _keep_record_function(self) -> None:
+        import torch.autograd
+        from torch._C import _autograd
+
+        real = _autograd._enable_record_function
+
+        def _enable_record_function(enabled: bool) -> None:
+            if not enabled:
+                self.record_refused += 1
+                return
+            real(enabled)
+
+        for module in (_autograd, torch.autograd):
+            if getattr(module, "_enable_record_function", None) is real:
+                module._enable_record_function = _enable_record_function
+
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "sys.addaudithook":
+            self.audit_refused += 1
+            raise RuntimeError("audit hooks are refused in the evaluator's worker")
+
+    @staticmethod
+    def open() -> None:
+        """The candidate's code runs now: the collector may run (its `__del__`s then run under the recorders)."""
+        gc.enable()
+
+    def close(self) -> list[str]:
+        """Stop the collector, put every hook slot back as it was, and name what the candidate had changed."""
+        gc.disable()
+        marks = self._signals() + self._callbacks() + self._tracers() + self._import_hooks()
+        audit, record = self.audit_refused - self._reported[0], self.record_refused - self._reported[1]
+        if audit:
+            marks.append(f"the candidate tried to add an audit hook ({audit} time(s)): refused")
+        if record:
+            marks.append(f"the candidate tried to switch record_function off ({record} time(s)): refused")
+        self._reported = (self.audit_refused, self.record_refused)
+        return marks
+
+    def _signals(self) -> list[str]:
+        marks = []
+        for timer in _TIMERS:
+            if signal.getitimer(timer) != (0.0, 0.0):
+                signal.setitimer(timer, 0)
+                marks.append("an interval timer was left armed (its signal would run code outside the call)")
+        for s, handler in _handlers().items():
+            if handler is not self._handlers.get(s):
+                try:
+                    signal.signal(s, self._handlers[s])
+                except (OSError, ValueError, KeyError):  # not the main thread, or a signal Python cannot set
+                    pass
+                marks.append(f"a handler for {signal.Signals(s).name} was installed")
+        return marks
+
+    def _callbacks(self) -> list[str]:
+        now = gc.callbacks
+        if len(now) == len(self._gc_callbacks) and all(a is b for a, b in zip(now, self._gc_callbacks, strict=True)):
+            return []
+        gc.callbacks[:] = self._gc_callbacks
+        return ["a gc callback was installed (it runs at the next collection, outside the call)"]
+
+    def _tracers(self) -> list[str]:
+        marks = []
+        now = (sys.gettrace(), sys.getprofile(), threading.gettrace(), threading.getprofile())
+        if any(a is not b for a, b in zip(now, self._trace, strict=True)):
+            sys.settrace(self._trace[0])
+            sys.setprofile(self._trace[1])
+            threading.settrace(self._trace[2])
+            threading.setprofile(self._trace[3])
+            marks.append("a trace or profile function was installed")
+        for name, hook in self._sys.items():
+            if getattr(sys, name) is not hook:
+                setattr(sys, name, hook)
+                marks.append(f"sys.{name} was replaced")
+        if threading.excepthook is not self._thread_hook:
+            threading.excepthook = self._thread_hook
+            marks.append("threading.excepthook was replaced")
+        for i, owner in _tools().items():
+            if owner != self._tools.get(i):
+                sys.monitoring.set_events(i, 0)
+                sys.monitoring.free_tool_id(i)
+                marks.append(f"a sys.monitoring tool ({owner}) was registered")
+        return marks
+
+    def _import_hooks(self) -> list[str]:
+        meta, hooks = self._imports
+        if sys.meta_path == meta and sys.path_hooks == hooks:
+            return []
+        sys.meta_path[:], sys.path_hooks[:] = meta, hooks
+        return ["an import hook (sys.meta_path or sys.path_hooks) was installed"]
+
+    def accept_imports(self) -> None:
+        """The import hooks a candidate's library installed at import stay (a lazy loader needs them)."""
+        self._imports = (list(sys.meta_path), list(sys.path_hooks))

@@ -1,0 +1,54 @@
+"""sandbox/hooks.py: what a candidate installs to run its code outside its call is refused or taken out again,
+and named. Run in a fresh interpreter: installing the hooks changes the whole process, as in the worker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SCRIPT = r"""
+import gc, signal, sys, threading
+import torch
+from kernelgenbench.sandbox.hooks import InterpreterHooks
+
+hooks = InterpreterHooks()
+hooks.install()
+assert not gc.isenabled()
+hooks.open()
+assert gc.isenabled()
+# --- what a candidate does during its call ---
+ran = []
+sys.addaudithook(lambda event, args: ran.append(event))
+torch.autograd._enable_record_function(False)
+torch._C._autograd._enable_record_function(False)
+signal.signal(signal.SIGALRM, lambda *a: ran.append("alarm"))
+signal.setitimer(signal.ITIMER_REAL, 30)
+gc.callbacks.append(lambda phase, info: ran.append("gc"))
+sys.settrace(lambda *a: None)
+threading.excepthook = lambda args: None
+sys.meta_path.insert(0, object())
+# --- the call returns ---
+marks = hooks.close()
+print("\n".join(marks))
+assert not gc.isenabled()
+assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+assert not gc.callbacks and sys.gettrace() is None and threading.excepthook is threading.__excepthook__
+open("/dev/null").close()  # an audited event: the refused hook never runs
+gc.collect()
+assert ran == [], ran
+assert hooks.close() == []  # each mark once
+# record_function stays on: a profiler still sees ops
+with torch.autograd.profiler.profile() as prof:
+    torch.ones(3) + 1
+assert any(e.name == "aten::add" for e in prof.function_events)
+"""
+
+
+def test_hooks_a_candidate_installs_are_refused_or_taken_out_and_named():
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    marks = proc.stdout
+    for expected in ("audit hook (1 time(s)): refused", "record_function off (2 time(s)): refused",
+                     "interval timer was left armed", "handler for SIGALRM", "gc callback", "trace or profile function",
+                     "threading.excepthook was replaced", "import hook"):
+        assert expected in marks, (expected, marks)
