@@ -29,6 +29,7 @@ _REPEATED = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.Di
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
 _EXTRACTORS = ("tolist", "item")  # methods that turn tensor data into Python values
 _TRANSPARENT = ("tuple", "list")  # wrappers that keep a list a list
+_FILLERS = ("append", "extend", "insert", "add", "update", "setdefault")  # a container method that stores a value
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,25 @@ def _stdlib_roots(fb: Forbidden) -> frozenset[str]:
     return frozenset(k.split(".")[0] for k in (*fb.modules, *fb.calls)) & frozenset(sys.stdlib_module_names)
 
 
+def _loose_tails(fb: Forbidden) -> dict[str, str]:
+    """Last names of the standard library's forbidden paths (`sys.modules` -> `modules`): on an object no
+    dotted path names (`[sys][0].modules`, `f().modules`) they are checked by name alone."""
+    roots = _stdlib_roots(fb)
+    return {k.rsplit(".", 1)[1]: why for k, why in fb.calls.items() if "." in k and k.split(".")[0] in roots}
+
+
+def _keyed(node: ast.AST) -> bool:
+    """`box["x"]`: an entry of a container by a string key (a dict used as a box)."""
+    return isinstance(node, ast.Subscript) and _const_str(node.slice) is not None
+
+
+def _root_name(node: ast.AST) -> str | None:
+    """The name a chain of string-keyed subscripts starts from (`box["x"]["y"]` -> box); None for others."""
+    while _keyed(node):
+        node = node.value  # type: ignore[attr-defined]
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _const_str(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -156,6 +176,7 @@ class _Source:
         self.parents = {c: p for p in ast.walk(self.tree) for c in ast.iter_child_nodes(p)}
         self.aliases: dict[str, str] = {}
         self.nodes = list(ast.walk(self.tree))
+        self.tails = _loose_tails(fb)
 
     def at(self, node: ast.AST, text: str) -> str:
         return f"{self.filename}:{getattr(node, 'lineno', 0)}: {text}"
@@ -240,6 +261,18 @@ class _Source:
                 if node.attr == "__dict__" and self._guarded(node.value) \
                         and isinstance(self.parents.get(node), (ast.Subscript, ast.Attribute)):
                     return self.at(node, f"{_dotted(node, self.aliases)}: {fb.computed_name_why}")
+                loose = self._loose(node)
+                if loose:
+                    return loose
+        return None
+
+    def _loose(self, node: ast.Attribute) -> str | None:
+        """A standard-library path's last name on an object that no dotted path names (a subscript, a call)."""
+        if _dotted(node, self.aliases) is not None:
+            return None
+        for tail, why in self.tails.items():
+            if node.attr == tail or (tail.endswith("*") and node.attr.startswith(tail[:-1])):
+                return self.at(node, f".{node.attr} (on {ast.unparse(node.value)[:40]}): {why}")
         return None
 
     def _hidden_names(self, node: ast.AST) -> str | None:
@@ -276,6 +309,48 @@ class _Source:
             if fn in ("setattr", "delattr") and self._guarded(node.args[0]):
                 return self.at(node, f"{fn}({ast.unparse(node.args[0])}, ...): patches a module the worker relies on")
         return None
+
+    def computed_attributes(self) -> str | None:
+        """getattr/setattr/delattr on an object other than an imported module with a name that is neither a
+        constant nor a name bound only to constants in this file (`getattr(t, "ma" + "p_")`, a helper's
+        parameter): the attribute, on a tensor or whatever else, is hidden."""
+        for node in self.nodes:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "setattr", "delattr") and len(node.args) >= 2):
+                continue
+            name, obj = node.args[1], node.args[0]
+            if isinstance(name, ast.Constant) or (isinstance(obj, ast.Name) and obj.id in self.aliases):
+                continue  # a module's attribute by computed name (`getattr(torch, dtype_name)`): computed_names
+            values = self._constant_values(name) if isinstance(name, ast.Name) else None
+            if values is None:
+                return self.at(node, f"{node.func.id}(..., {ast.unparse(name)[:40]}): {self.fb.computed_name_why}")
+            hit = next((v for v in values if v in self.fb.attributes or v in self.fb.methods or v in _EXTRACTORS), None)
+            if hit:
+                return self.at(node, f"{node.func.id}(..., {name.id}={hit!r}): "
+                               f"{self.fb.attributes.get(hit) or self.fb.methods.get(hit) or self.fb.host_loop_why}")
+        return None
+
+    def _constant_values(self, name: ast.Name) -> list[str] | None:
+        """The strings a name is ever bound to in the file, when every binding is a string constant (an
+        assignment, or a loop over a literal tuple or list of them); None otherwise (a parameter, a computation)."""
+        values: list[str] = []
+        for node in self.nodes:
+            if isinstance(node, ast.arg) and node.arg == name.id:
+                return None
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets):
+                bound = [node.value]
+            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
+                    and node.target.id == name.id:
+                bound = list(node.iter.elts) if isinstance(node.iter, (ast.Tuple, ast.List)) else [node.iter]
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
+                    and node.target.id == name.id:
+                return None
+            else:
+                continue
+            if not all(_const_str(b) is not None for b in bound):
+                return None
+            values += [_const_str(b) for b in bound]  # type: ignore[misc]
+        return values
 
     def ctypes_memory(self) -> str | None:
         """ctypes in a file that takes a tensor's address, or ctypes reaching a native library by name."""
@@ -397,10 +472,15 @@ class _Source:
                     and len(outer.targets[0].elts) == len(parent.elts):
                 target = outer.targets[0].elts[parent.elts.index(node)]
                 return target.id if isinstance(target, ast.Name) else None
+        if isinstance(parent, (ast.Dict, ast.List, ast.Set, ast.Tuple)):  # `box = {"x": x.tolist()}`: box holds it
+            return self._bound_name(parent)
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in _FILLERS \
+                and node in parent.args:  # `acc.append(x.tolist())`
+            return parent.func.value.id if isinstance(parent.func.value, ast.Name) else None
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            if len(targets) == 1 and isinstance(targets[0], ast.Name):
-                return targets[0].id
+            if len(targets) == 1:  # `v = ...`, `box["x"] = ...`: the name at the root holds it
+                return _root_name(targets[0])
         return None
 
     def _scope(self, node: ast.AST) -> ast.AST:
@@ -415,7 +495,10 @@ class _Source:
         for node in self.nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
                     and (id(self._scope(node)), node.id) in tainted:
-                use = self._consumer(node) or ("used in a loop" if self._repeated(node) else None)
+                held = node  # `box["x"]`: what the container holds is used
+                while _keyed(self.parents.get(held)) and self.parents[held].value is held:  # type: ignore[attr-defined]
+                    held = self.parents[held]
+                use = self._consumer(held) or ("used in a loop" if self._repeated(node) else None)
                 if use:
                     return self.at(node, f"{node.id} (from .tolist()) {use}: {why}")
         return None
@@ -431,5 +514,6 @@ def check_source(code: str, filename: str = "<candidate>") -> Verdict:
     found = src.imports()
     if found is None:
         src.assigned_aliases()
-        found = src.names() or src.computed_names() or src.ctypes_memory() or src.host_loops()
+        found = src.names() or src.computed_names() or src.computed_attributes() or src.ctypes_memory() \
+            or src.host_loops()
     return Verdict(Status.FORBIDDEN_API, found) if found else PASS

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler static=forbidden_api
 # Excludes the Python dispatch key (where dispatch modes live) around torch compute.
 import torch
 import triton

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler static=forbidden_api
 # Reaches torch.ops.aten through getattr with computed names (past the static check) and calls the aten op
 # under a guard that excludes the Python dispatch key: only the profiler's C++-level ops see it.
 import torch

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # A Python loop over .tolist() values kept in a dict (the static host-loop rule follows names bound to
 # .tolist(), not a subscript of a container). .tolist() and torch.tensor(list) dispatch no compute; the
 # answer list becomes an output-sized tensor through aten::lift_fresh. A Triton copy makes a launch.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/mm expect=torch_fallback evidence=mkldnn::_linear_pointwise
+# kgb-corpus: task=aten/mm expect=torch_fallback evidence=mkldnn::_linear_pointwise static=forbidden_api
 # Red team 3 (nonaten_namespace_mm): the GEMM is oneDNN's, torch.ops.mkldnn._linear_pointwise (only torch.ops.aten
 # is forbidden by name), with the Python dispatch key excluded so the dispatch recorder never sees it; the profiler
 # records 'mkldnn::_linear_pointwise', which the activity recorder once dropped (it kept aten:: names only).

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
+# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics static=forbidden_api
 # SIGKILLs the evaluator, found in /proc above its own process (getppid is 0 in a PID namespace), and the
 # evaluator's process group; a run that ends here loses every later candidate. Then returns garbage.
 import os

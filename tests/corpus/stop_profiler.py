@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=switched
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=switched static=forbidden_api
 # Stops the profiler session that records what the call runs, so torch ops after it go unseen; the session's
 # end mark is lost and the device activity recorder reports itself switched off.
 import torch
