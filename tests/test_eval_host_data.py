@@ -3,6 +3,11 @@ worker's dispatch recorder counts for each way of making a tensor from host valu
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -11,10 +16,11 @@ from evidence_helpers import call_report, example_task
 from kernelgenbench.evaluator.checks import REGISTRY, judge_report
 from kernelgenbench.evaluator.checks.host_data import FLOOR_ELEMS, judge
 from kernelgenbench.evaluator.status import Status
-from kernelgenbench.sandbox.dispatch import DispatchRecorder
+from kernelgenbench.sandbox.dispatch import DispatchRecorder, sealed_recorder
 from kernelgenbench.sandbox.protocol import Sizes
 
 ADD = example_task("aten/add.Tensor")
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _sized(out_numel: int, host_built: int):
@@ -58,10 +64,72 @@ def test_the_recorder_counts_every_way_from_host_values_to_a_tensor(make) -> Non
     assert rec.host_built == 301
 
 
-def test_host_values_inside_a_launch_are_not_the_candidates() -> None:
+def test_host_values_inside_a_launch_count_and_the_interpreter_makes_none() -> None:
     rec = DispatchRecorder()
     with rec:
-        rec.paused = 1  # what the launch counter does around a Triton launch (the interpreter's own copies)
-        torch.tensor([1.0] * 500)
+        rec.paused = 1  # what the launch counter does around a Triton launch
+        torch.tensor([1.0] * 500)  # a kernel body under the interpreter may call Python that does this
         rec.paused = 0
-    assert rec.host_built == 0
+    assert (rec.host_built, rec.host_bytes) == (500, 2000)
+    code = (ROOT / "examples" / "solutions" / "aten__add.Tensor.py").read_text()
+    script = (f"{code}\nimport torch\nfrom kernelgenbench.sandbox.dispatch import DispatchRecorder\n"
+              "from kernelgenbench.sandbox.launches import LaunchCounter\n"
+              "rec = DispatchRecorder()\ncounter = LaunchCounter(rec)\n"
+              "with counter.active(), rec:\n    add_Tensor(torch.randn(3000), torch.randn(3000), alpha=2)\n"
+              "assert counter.total >= 1 and rec.in_launch, (counter.launches, rec.in_launch)\n"
+              "print(rec.host_built)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["0"]
+
+
+@pytest.mark.parametrize(("ops", "caught"), [
+    ({"aten::fill_.Scalar": 1000}, True),  # one write per output element
+    ({"aten::_local_scalar_dense": 2000, "aten::fill_.Scalar": 2}, True),  # one read per element (or more)
+    ({"aten::copy_": 600, "aten::fill_.Tensor": 400}, True),  # any overload of either counts
+    ({"aten::fill_.Scalar": 3, "aten::copy_": 2, "aten::_local_scalar_dense": 4}, False),  # a zero-init, a size read
+])
+def test_element_by_element_writes_or_reads_as_many_as_the_output_are_host_compute(ops, caught) -> None:
+    sizes = Sizes(returns=((1000, 4000),), args={"self": (1000, 4000)})
+    found = judge(ADD, call_report(sizes=sizes, ops=ops))
+    assert (found is not None) is caught, found
+    if caught:
+        assert "one element at a time" in found
+
+
+def test_the_recorder_names_element_writes_and_reads() -> None:
+    x, out = torch.randn(20), torch.empty(20)
+    rec = DispatchRecorder()
+    with rec:
+        for i in range(20):
+            out[i].fill_(float(x[i]) * 2)
+    sizes = Sizes(returns=((20, 80),), args={"self": (20, 80)})
+    assert "20 fill_/copy_ calls" in judge(ADD, call_report(sizes=sizes, ops=dict(rec.ops)))
+
+
+def test_a_reset_of_the_host_count_is_marked() -> None:
+    rec, check, _ = sealed_recorder()
+    with rec:
+        torch.tensor([1.0] * 10)
+    assert check(0) == []
+    rec.host_built = 0  # what a candidate holding the recorder (`_get_current_dispatch_mode()`) would do
+    assert any("counts were changed" in m for m in check(0))
+
+
+def test_an_answer_packed_into_a_wider_dtype_is_judged_by_bytes() -> None:
+    sizes = Sizes(returns=((1000, 4000),), args={"self": (1000, 4000)})
+    found = judge(ADD, call_report(sizes=sizes, host_built=500, host_built_bytes=4000))  # complex64 pairs
+    assert found is not None and "4000 bytes" in found
+    small = Sizes(returns=((16, 32),), args={"self": (16, 32)})  # a half-precision output of 16 elements
+    assert judge(ADD, call_report(sizes=small, host_built=4, host_built_bytes=32)) is None  # an int64 shape table
+
+
+def test_a_tensor_pointed_at_a_host_made_storage_is_host_compute() -> None:
+    rec = DispatchRecorder()
+    with rec:
+        storage = torch.UntypedStorage(list(range(1200)))  # bytes from a host list: no op dispatched
+        torch.empty(0).set_(storage, 0, (300,), (1,))
+    sizes = Sizes(returns=((300, 1200),), args={"self": (300, 1200)})
+    found = judge(ADD, call_report(sizes=sizes, ops=dict(rec.ops)))
+    assert found is not None and "aten::set_.source_Storage" in found, (found, rec.ops)

@@ -5,7 +5,18 @@ Python's `random`) has to come back as a tensor before a kernel can copy it into
 to make a tensor from a list or an array (`torch.tensor`, `as_tensor`, `from_numpy`, `new_tensor`)
 dispatches `aten::lift_fresh`, which the dispatch recorder sizes. Real kernel wrappers build only scalars
 and small tables this way (FlagGems: pointer arrays of a grouped GEMM, a shape vector), so host data as
-large as the largest output is the answer itself. Outputs under `FLOOR_ELEMS` elements are not judged.
+large as the largest output is the answer itself. Outputs under `FLOOR_ELEMS` elements are not judged (a
+shape vector or a per-dimension table may be as large as such an output). Packed into a wider dtype
+(complex pairs, int64 words) the answer has fewer elements but as many bytes: judged by bytes too, for
+outputs of `BYTES_FLOOR_ELEMS` elements or more.
+
+The other way back is element by element: a host value written into one element per call (`out[i] = v`,
+`.fill_(v)` on a one-element view: aten::fill_ or aten::copy_), or read out one per call (`.item()`:
+aten::_local_scalar_dense). Real wrappers do either a few times per call (a zero-init, a size read); a call
+that does it once per output element, or more, moves the answer through the host. And a storage made from
+host values (`torch.UntypedStorage(list)`) dispatches nothing until a tensor is pointed at it with
+`Tensor.set_(storage)`, which real wrappers never do.
+
 This is the CPU path's evidence for host compute that dispatches no compute op; it does not see results
 written through a numpy view of the output, which the static checks refuse by spelling.
 """
@@ -18,32 +29,60 @@ from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import CallReport
 
-FLOOR_ELEMS = 256
+FLOOR_ELEMS = 8
+# By bytes (the answer packed into a wider dtype, complex pairs or int64 words, has fewer elements) only for
+# outputs this large: a shape table of int64 has as many bytes as a small half-precision output.
+BYTES_FLOOR_ELEMS = 256
+# One element at a time, into or out of a tensor (the dispatch recorder counts these by name, any overload).
+_ELEMENT_WRITES = ("aten::fill_", "aten::copy_")
+_ELEMENT_READS = ("aten::_local_scalar_dense",)
+# Tensor.set_(storage): the way a storage made outside every op (from a list, a file) becomes a tensor.
+_SET_STORAGE = "aten::set_.source_Storage"
 
 
-def largest_output(task: Task, report: CallReport) -> int:
-    """Elements of the largest returned leaf or declared-mutable argument after the call (0: none)."""
+def largest_output(task: Task, report: CallReport, part: int = 0) -> int:
+    """Elements (`part` 0) or bytes (1) of the largest returned leaf or declared-mutable argument after the
+    call (0: none)."""
     if report.sizes is None:
         return 0
     mutable = {p.name for p in task.mutable_params}
     sizes = list(report.sizes.returns) + [v for k, v in report.sizes.args.items() if k in mutable]
-    return max((s[0] for s in sizes if s is not None), default=0)
+    return max((s[part] for s in sizes if s is not None), default=0)
+
+
+def _count(ops: dict[str, int], names: tuple[str, ...]) -> int:
+    return sum(n for op, n in ops.items() if op.split(".")[0] in names)
 
 
 def judge(task: Task, report: CallReport) -> str | None:
-    """Host-made tensor elements against the largest output's."""
-    if report.host_built == 0:
-        return None
+    """Host-made tensor elements, and element-by-element writes and reads, against the largest output's."""
     largest = largest_output(task, report)
-    if largest < FLOOR_ELEMS or report.host_built < largest:
+    if largest < FLOOR_ELEMS:
         return None
-    return (f"{report.host_built} elements of tensor data were made from host values (a list or a numpy array: "
-            f"torch.tensor, as_tensor, from_numpy) during the call, the largest output has {largest}: "
-            f"computed on the host")
+    if report.host_built >= largest:
+        return (f"{report.host_built} elements of tensor data were made from host values (a list or a numpy array: "
+                f"torch.tensor, as_tensor, from_numpy) during the call, the largest output has {largest}: "
+                f"computed on the host")
+    nbytes = largest_output(task, report, 1)
+    if largest >= BYTES_FLOOR_ELEMS and report.host_built_bytes >= nbytes:
+        return (f"{report.host_built_bytes} bytes of tensor data were made from host values during the call (in "
+                f"{report.host_built} elements of a wider dtype), the largest output has {nbytes}: computed on the host")
+    repointed = sorted(op for op in report.ops if op.startswith(_SET_STORAGE))
+    if repointed:
+        return (f"{repointed[0]} during the call: a tensor pointed at a raw storage (one built from host values, "
+                f"torch.UntypedStorage(list), is no tensor op): computed on the host")
+    writes, reads = _count(report.ops, _ELEMENT_WRITES), _count(report.ops, _ELEMENT_READS)
+    if max(writes, reads) >= largest:
+        what = f"{writes} fill_/copy_ calls" if writes >= reads else f"{reads} .item() reads"
+        return (f"{what} during the call, the largest output has {largest} elements: the answer moved through the "
+                f"host one element at a time")
+    return None
 
 
 CHECK = Check(
     name="host_data", status=Status.HOST_COMPUTE, collector="dispatch", judge=judge,
     prompt=HOST_COMPUTE.prompt,
-    corpus=("host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop"),
+    corpus=("host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop", "host_fill_elementwise",
+            "host_small_output", "host_complex_pack", "host_tensor_in_launch", "host_untyped_storage",
+            "forge_launch_by_closure"),
 )
