@@ -17,6 +17,7 @@ import torch
 
 from kernelgenbench.dataset.record import Task, Workload
 from kernelgenbench.evaluator.baselines import time_baselines
+from kernelgenbench.evaluator.compare import RANDOM_MIN_ELEMENTS
 from kernelgenbench.evaluator.config import EvalConfig, on_cpu
 from kernelgenbench.evaluator.context import INTERPRETER_CAVEATS, RunContext
 from kernelgenbench.evaluator.cost import flatten_tensors, written_outputs
@@ -25,7 +26,7 @@ from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.results import WorkloadResult
 from kernelgenbench.evaluator.sol import check_floor, speed_of_light
 from kernelgenbench.evaluator.solutions import Candidate
-from kernelgenbench.evaluator.status import Status, Verdict
+from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.evaluator.supervisor import NO_REPLY, Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
 from kernelgenbench.evaluator.transfer import clone_tree, fingerprint, move_tree
@@ -88,9 +89,9 @@ def no_reply_status(reply: Reply) -> Status:
 
 
 def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret: Any, ref_args: dict[str, Any],
-                 args: dict[str, Any], written: Any, phases: dict[str, float]) -> tuple[Verdict, dict[str, float]]:
-    """One round's outputs read back and judged against the reference's; the evaluator's own failure while
-    judging is this candidate's `evaluator_error`, not the run's end."""
+                 args: dict[str, Any], written: Any, phases: dict[str, float]) -> tuple[Verdict, dict[str, float], Any]:
+    """One round's outputs read back and judged against the reference's, and the outputs (on `device`); the
+    evaluator's own failure while judging is this candidate's `evaluator_error`, not the run's end."""
     cand_out = None
     with phase(phases, "transfer"):
         if reply.payload is not None:
@@ -113,7 +114,7 @@ def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret:
                                  f"(not a verdict on the candidate):\n{trace_tail()}"), {}
     add_phase(phases, "candidate", report.elapsed_s)
     add_phase(phases, "compile", report.compile_s)
-    return verdict, s
+    return verdict, s, cand_out
 
 
 def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, worker: Worker,
@@ -150,7 +151,9 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
         if reply.kind in NO_REPLY:
             return WorkloadResult(**base, status=no_reply_status(reply), rounds=r + 1, log_excerpt=reply.log_tail,
                                   evidence=f"round {r} (seed {seed}): {reply.evidence}"), {}, None
-        verdict, s = _judge_round(task, worker, reply, device, ref_ret, ref_args, args, written, phases)
+        verdict, s, cand_out = _judge_round(task, worker, reply, device, ref_ret, ref_args, args, written, phases)
+        if verdict.passed and r == rounds - 1 and task.semantics == "random" and w.purpose == "correctness":
+            verdict = _draws_again(ctx, task, w, worker, seed, clone_tree(cand_out), device, phases)
         profile = reply.report.profile
         kernels = [k.to_dict() for k in profile.kernels] if profile.available else None
         for k, x in s.items():
@@ -172,6 +175,43 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
     result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"), kernels=kernels)
     return result, last_args, last_ref
+
+
+def _draws_again(ctx: RunContext, task: Task, w: Workload, worker: Worker, seed: int, first: Any, device: str,
+                 phases: dict[str, float]) -> Verdict:
+    """A random op called again on the same inputs must draw again: the same output twice is a fixed seed or
+    a function of the input values (`self < p` on uniform inputs has the right distribution), not a sampler.
+    Judged only where two reference draws differ (p = 0 or 1 draws the same every time)."""
+    args = round_inputs(task, w, seed=seed, device=device)
+    refs = []
+    mutable = [p.name for p in task.mutable_params]
+    for salt in (0, 1):
+        torch.manual_seed(seed ^ salt)
+        ref_args = clone_tree(args)
+        pos, kw = split_call_args(task, ref_args)
+        refs.append(_large_leaves([ctx.reference(task)(*pos, **kw), [ref_args[m] for m in mutable if m in ref_args]]))
+    if not refs[0] or all(torch.equal(a, b) for a, b in zip(*refs, strict=True)):
+        return PASS
+    reply, _ = _call_round(ctx.config, w, worker, args, seed, phases)
+    if reply.kind in NO_REPLY:
+        return Verdict(no_reply_status(reply), f"called again on the same inputs: {reply.evidence}")
+    try:
+        again = _large_leaves(move_tree(worker.outputs(reply), device))
+    except Exception:  # noqa: BLE001 - nothing readable came back: not the same draw, and not a verdict either
+        return PASS
+    before = _large_leaves(first)
+    if before and len(before) == len(again) and all(torch.equal(a, b) for a, b in zip(before, again, strict=True)):
+        return Verdict(Status.INCORRECT_NUMERICS,
+                       "called twice on the same inputs, the random op gave the same draw twice (a fixed seed, or "
+                       "a function of the input values): a sampler draws anew on every call")
+    return PASS
+
+
+def _large_leaves(value: Any) -> list[torch.Tensor]:
+    """The tensors of an output tree (a worker's {"returns", "args"} too) large enough to tell two draws apart."""
+    if isinstance(value, Mapping):
+        return [t for k in sorted(value) for t in _large_leaves(value[k])]
+    return [t for t in flatten_tensors(value) if t.numel() >= RANDOM_MIN_ELEMENTS]
 
 
 def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, Any], seed: int,
