@@ -3,7 +3,7 @@
 Python runs code it was handed at moments the candidate does not choose but can arrange: a signal handler
 (an interval timer) between any two bytecodes, a gc callback or a `__del__` in a reference cycle at the next
 collection, an audit hook at every audited event (the worker lists /proc and opens files), a trace, profile
-or sys.monitoring callback at every call, an import hook at the next import, an exception hook. Run while
+or sys.monitoring callback at every call, an exception hook. Run while
 the worker packs the outputs (or between drawing the inputs and the call), such code computes after the
 recorders stopped, or before they start, and nothing sees it.
 
@@ -14,6 +14,9 @@ the function is replaced where torch exports it, and only torch's distributed te
 the garbage collector runs only inside the candidate's own call and import (`open`); and at each call's
 end, still under the recorders, and before each call (`close`) whatever the candidate installed is taken out
 again and named. Taking the hooks out is the defence; the names are evidence for the report.
+
+Import hooks (sys.meta_path) are left alone: the worker imports nothing new around a call, and libraries
+add them while they load lazily during a first call (six's meta-path importer, under pandas).
 """
 
 from __future__ import annotations
@@ -55,7 +58,6 @@ class InterpreterHooks:
         self._sys = {n: getattr(sys, n) for n in _SYS_HOOKS}
         self._thread_hook = threading.excepthook
         self._tools = _tools()
-        self._imports = (list(sys.meta_path), list(sys.path_hooks))
         self._reported = (0, 0)
 
     def install(self) -> None:
@@ -93,7 +95,7 @@ class InterpreterHooks:
     def close(self) -> list[str]:
         """Stop the collector, put every hook slot back as it was, and name what the candidate had changed."""
         gc.disable()
-        marks = self._signals() + self._callbacks() + self._tracers() + self._import_hooks()
+        marks = self._signals() + self._callbacks() + self._tracers()
         audit, record = self.audit_refused - self._reported[0], self.record_refused - self._reported[1]
         if audit:
             marks.append(f"the candidate tried to add an audit hook ({audit} time(s)): refused")
@@ -146,14 +148,3 @@ class InterpreterHooks:
                 sys.monitoring.free_tool_id(i)
                 marks.append(f"a sys.monitoring tool ({owner}) was registered")
         return marks
-
-    def _import_hooks(self) -> list[str]:
-        meta, hooks = self._imports
-        if sys.meta_path == meta and sys.path_hooks == hooks:
-            return []
-        sys.meta_path[:], sys.path_hooks[:] = meta, hooks
-        return ["an import hook (sys.meta_path or sys.path_hooks) was installed"]
-
-    def accept_imports(self) -> None:
-        """The import hooks a candidate's library installed at import stay (a lazy loader needs them)."""
-        self._imports = (list(sys.meta_path), list(sys.path_hooks))

@@ -865,10 +865,9 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
                                   message=str(exc)[:500], traceback=_trace(exc)))
         return None
     s.activity.armed = False
-    # A library may install hooks at import (a signal handler, an import hook for lazy loading): they are put
-    # back (import hooks stay), and only a refused audit hook or record_function switch-off is evidence here.
+    # A library may install hooks at import (a signal handler): they are put back, and only a refused audit hook
+    # or record_function switch-off is evidence here.
     refused = [m for m in s.b.hooks.close() if "refused" in m]
-    s.b.hooks.accept_imports()
     fn = getattr(module, setup["entry_point"], None)
     tamper = refused + s.tampered() + s.activity.evidence()
     s.send_msg(s.conn, Ready(event="ready", entry_point_found=callable(fn), tampering=tuple(tamper)))
