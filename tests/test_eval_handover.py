@@ -16,12 +16,13 @@ from eval_helpers import CORPUS, EXAMPLE_TASKS
 from evidence_helpers import call_report
 
 from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator import candidates
 from kernelgenbench.evaluator.api import evaluate
 from kernelgenbench.evaluator.inputs import load_code, make_args, split_call_args
 from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.rounds import round_seed
 from kernelgenbench.evaluator.solutions import Candidate
-from kernelgenbench.evaluator.status import Status
+from kernelgenbench.evaluator.status import PASS, Status
 
 
 def batched_gemm_record() -> dict:
@@ -244,15 +245,19 @@ def channel():
 
 
 @pytest.mark.parametrize("seed", [0, None])
-def test_a_candidate_cannot_copy_another_candidates_answers(channel, tmp_path, seed):
+def test_a_candidate_cannot_copy_another_candidates_answers(channel, tmp_path, seed, monkeypatch):
     """The writer leaves its answers in a folder both workers reach, the reader (run after it) copies them:
     with inputs of its own the reader's copies are wrong. (Where workers get no shared folder at all, the
-    reader fails for want of a channel, and the test below still checks the seeds.)"""
+    reader fails for want of a channel, and the test below still checks the seeds.) Both use file-backed
+    storages, which the static checks refuse: they are off here, so the runtime channel itself is tested."""
+    monkeypatch.setattr(candidates, "check_source", lambda code, filename="": PASS)
     rows = [{"task_id": "aten/add.Tensor", "code": code.replace("CHANNEL", repr(str(channel))), "candidate_id": name}
             for name, code in (("writer", _WRITER), ("reader", _READER))]
     got = {r.candidate_id: r for r in evaluate(rows, dataset=EXAMPLE_TASKS, device="cpu", rounds=2, seed=seed,
                                                workers=1, out=tmp_path / "r.jsonl")}
-    assert got["writer"].status is Status.PASSED, got["writer"].evidence
+    # the writer computes honestly, but a tensor pointed at a file-backed storage is host_compute (after its
+    # first answer is in the channel)
+    assert got["writer"].status in (Status.PASSED, Status.HOST_COMPUTE), got["writer"].evidence
     # a channel the reader reaches gives it another candidate's answers to wrong inputs; under the isolation
     # levels with a private /tmp it finds no channel at all and launches nothing
     assert got["reader"].status in (Status.INCORRECT_NUMERICS, Status.NO_TRITON_LAUNCH), got["reader"].evidence
