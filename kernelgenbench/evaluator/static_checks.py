@@ -127,7 +127,8 @@ def _loose_tails(fb: Forbidden) -> dict[str, str]:
     """Last names of the standard library's forbidden paths (`sys.modules` -> `modules`): on an object no
     dotted path names (`[sys][0].modules`, `f().modules`) they are checked by name alone."""
     roots = _stdlib_roots(fb)
-    return {k.rsplit(".", 1)[1]: why for k, why in fb.calls.items() if "." in k and k.split(".")[0] in roots}
+    tails = {k.rsplit(".", 1)[1]: why for k, why in fb.calls.items() if "." in k and k.split(".")[0] in roots}
+    return {t: why for t, why in tails.items() if not (t.endswith("*") and len(t) < 5)}  # `_*`: any private name
 
 
 def _keyed(node: ast.AST) -> bool:
@@ -311,24 +312,35 @@ class _Source:
         return None
 
     def computed_attributes(self) -> str | None:
-        """getattr/setattr/delattr on an object other than an imported module with a name that is neither a
-        constant nor a name bound only to constants in this file (`getattr(t, "ma" + "p_")`, a helper's
-        parameter): the attribute, on a tensor or whatever else, is hidden."""
+        """getattr/setattr/delattr with a name that is neither a constant nor a name bound only to constants in
+        this file (`getattr(t, "ma" + "p_")`, `getattr(torch, "from" + "buffer")`, a helper's parameter): the
+        attribute is hidden, on a tensor or a module (a module's computed attribute reaches everything it
+        holds, `torch.__builtins__` and the modules it imported among them). Each constant it may be is
+        checked as if spelled."""
         for node in self.nodes:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id in ("getattr", "setattr", "delattr") and len(node.args) >= 2):
                 continue
-            name, obj = node.args[1], node.args[0]
-            if isinstance(name, ast.Constant) or (isinstance(obj, ast.Name) and obj.id in self.aliases):
-                continue  # a module's attribute by computed name (`getattr(torch, dtype_name)`): computed_names
+            name = node.args[1]
+            if isinstance(name, ast.Constant):
+                continue
             values = self._constant_values(name) if isinstance(name, ast.Name) else None
             if values is None:
                 return self.at(node, f"{node.func.id}(..., {ast.unparse(name)[:40]}): {self.fb.computed_name_why}")
-            hit = next((v for v in values if v in self.fb.attributes or v in self.fb.methods or v in _EXTRACTORS), None)
-            if hit:
-                return self.at(node, f"{node.func.id}(..., {name.id}={hit!r}): "
-                               f"{self.fb.attributes.get(hit) or self.fb.methods.get(hit) or self.fb.host_loop_why}")
+            for v in values:
+                spelled = self._spelled(node.args[0], v)
+                if spelled:
+                    return self.at(node, f"{node.func.id}(..., {name.id}={v!r}): {spelled}")
         return None
+
+    def _spelled(self, obj: ast.expr, attr: str) -> str | None:
+        """Why `obj.attr`, spelled out, would be refused (None: it would pass)."""
+        fb = self.fb
+        if attr in fb.attributes or attr in fb.methods or attr in _EXTRACTORS:
+            return fb.attributes.get(attr) or fb.methods.get(attr) or fb.host_loop_why
+        name = _dotted(ast.Attribute(value=obj, attr=attr, ctx=ast.Load()), self.aliases)
+        hit = name and (_under(name, fb.calls) or _under(name, fb.modules))
+        return (fb.calls.get(hit) or fb.modules.get(hit)) if hit else None
 
     def _constant_values(self, name: ast.Name) -> list[str] | None:
         """The strings a name is ever bound to in the file, when every binding is a string constant (an

@@ -46,7 +46,7 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY = 2, 4, 8, 1
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 FILE_SIZE_LIMIT = 64 << 30  # the worker grows its output arena with ftruncate, which this limit also caps
@@ -529,6 +529,9 @@ def enter(cfg: dict[str, Any], conn: Any) -> dict[str, Any]:
         info.setdefault("level", level)
         # In the process that runs the candidate (past the namespace's fork), before it is imported.
         closed = close_inherited_channels(conn.fileno())
+        # Not dumpable at every level (a uid switch already makes it so): its /proc files, /proc/self/mem
+        # among them, then belong to root, so an unprivileged worker cannot read its own memory through them.
+        _prctl(PR_SET_DUMPABLE, 0)
         return {**info, "note": _NOTES[info["level"]], "refused": failures, "closed_fds": closed}
     raise IsolationError(errno.EPERM, "; ".join(failures))
 

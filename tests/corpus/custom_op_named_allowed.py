@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=kgb_evil::empty_like
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=kgb_evil::empty_like static=forbidden_api
 # Registers a custom op named like an allowed aten op (empty_like) whose body computes the sum in torch.
 import torch
 import triton
