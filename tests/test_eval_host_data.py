@@ -84,28 +84,39 @@ def test_host_values_inside_a_launch_count_and_the_interpreter_makes_none() -> N
     assert proc.stdout.split() == ["0"]
 
 
-@pytest.mark.parametrize(("ops", "caught"), [
-    ({"aten::fill_.Scalar": 1000}, True),  # one write per output element
-    ({"aten::_local_scalar_dense": 2000, "aten::fill_.Scalar": 2}, True),  # one read per element (or more)
-    ({"aten::copy_": 600, "aten::fill_.Tensor": 400}, True),  # any overload of either counts
-    ({"aten::fill_.Scalar": 3, "aten::copy_": 2, "aten::_local_scalar_dense": 4}, False),  # a zero-init, a size read
+@pytest.mark.parametrize(("small_writes", "reads", "caught"), [
+    (1000, 0, True),  # one write per output element
+    (500, 0, True),  # two floats packed into each int64 element written
+    (63, 0, True),  # a sixteenth of the output's elements: runs of equal values
+    (0, 2000, True),  # one read per element (or more)
+    (61, 61, False),  # under a sixteenth
+    (3, 4, False),  # a zero-init, a size read
 ])
-def test_element_by_element_writes_or_reads_as_many_as_the_output_are_host_compute(ops, caught) -> None:
+def test_writes_and_reads_of_a_few_elements_for_a_share_of_the_output_are_host_compute(small_writes, reads, caught):
     sizes = Sizes(returns=((1000, 4000),), args={"self": (1000, 4000)})
-    found = judge(ADD, call_report(sizes=sizes, ops=ops))
+    found = judge(ADD, call_report(sizes=sizes, small_writes=small_writes, ops={"aten::_local_scalar_dense": reads}))
     assert (found is not None) is caught, found
     if caught:
-        assert "one element at a time" in found
+        assert "at a time" in found
 
 
-def test_the_recorder_names_element_writes_and_reads() -> None:
+def test_the_recorder_counts_writes_into_small_tensors_by_schema() -> None:
     x, out = torch.randn(20), torch.empty(20)
     rec = DispatchRecorder()
     with rec:
-        for i in range(20):
-            out[i].fill_(float(x[i]) * 2)
+        for i in range(16):
+            out[i].fill_(float(x[i]) * 2)  # aten::fill_ on one element: small
+        torch.full((), 1.0, out=out[16])  # aten::full.out into one element: small
+        out.view(torch.int64)[8:10].fill_(3)  # two int64 words: small
+        out.zero_()  # the whole output (20 elements): not small
+        torch.add(x, x, out=out)  # not small
+        rec.paused = 1  # inside a launch: the interpreter's per-argument copies are not counted, a fill_ is
+        out[:1].copy_(x[:1])
+        out[0].fill_(0.0)
+        rec.paused = 0
+    assert rec.small_writes == 16 + 1 + 1 + 1
     sizes = Sizes(returns=((20, 80),), args={"self": (20, 80)})
-    assert "20 fill_/copy_ calls" in judge(ADD, call_report(sizes=sizes, ops=dict(rec.ops)))
+    assert "19 writes into tensors of at most 8 elements" in judge(ADD, call_report(sizes=sizes, small_writes=rec.small_writes))
 
 
 def test_a_reset_of_the_host_count_is_marked() -> None:
@@ -133,3 +144,16 @@ def test_a_tensor_pointed_at_a_host_made_storage_is_host_compute() -> None:
     sizes = Sizes(returns=((300, 1200),), args={"self": (300, 1200)})
     found = judge(ADD, call_report(sizes=sizes, ops=dict(rec.ops)))
     assert found is not None and "aten::set_.source_Storage" in found, (found, rec.ops)
+
+
+def test_the_launch_counter_collects_float_arguments_and_many_are_host_compute() -> None:
+    from kernelgenbench.sandbox.launches import LaunchCounter
+
+    counter = LaunchCounter()
+    counter.note_arguments((torch.empty(3), 0.5, 7, (1.5, 2.5)), {"eps": 1e-6, "BLOCK": 128})
+    counter.note_arguments((torch.empty(3), 0.5), {"eps": 1e-6})  # the same scalars in every launch
+    assert counter.floats == {0.5, 1.5, 2.5, 1e-6}
+    sizes = Sizes(returns=((1000, 4000),), args={"self": (1000, 4000)})
+    assert judge(ADD, call_report(sizes=sizes, launch_floats=4)) is None
+    found = judge(ADD, call_report(sizes=sizes, launch_floats=250))
+    assert found is not None and "250 distinct floating-point values" in found

@@ -14,6 +14,7 @@ evidence judged outside this process and OS isolation are the real defence.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -23,8 +24,10 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from kernelgenbench.sandbox.protocol import SMALL_WRITE
+
 _MASK = (1 << 64) - 1
-HOST, HOST_BYTES = -2, -3  # the `note` kinds for host-made tensor elements and bytes
+HOST, HOST_BYTES, SMALL = -2, -3, -4  # the `note` kinds for host-made tensor elements and bytes, small writes
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
 _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
@@ -34,6 +37,19 @@ def _no_note(name: str, in_launch: int, n: int = 0) -> None:
     return None
 
 
+@functools.cache
+def _written_args(func: Any) -> tuple[tuple[int | None, str], ...]:
+    """(position, name) of the arguments an op's schema says it writes (self of `fill_`, `out` of `full.out`);
+    a keyword-only argument has no position."""
+    out: list[tuple[int | None, str]] = []
+    positional = 0
+    for a in func._schema.arguments:
+        if a.alias_info is not None and a.alias_info.is_write:
+            out.append((None if a.kwarg_only else positional, a.name))
+        positional += 0 if a.kwarg_only else 1
+    return tuple(out)
+
+
 def _holds_tensor(tree: Any) -> bool:
     return any(isinstance(x, torch.Tensor) for x in tree_leaves(tree))
 
@@ -41,8 +57,9 @@ def _holds_tensor(tree: Any) -> bool:
 class DispatchRecorder(TorchDispatchMode):
     """A dispatch mode counting every aten op by overload name; `paused` > 0 inside Triton launches.
 
-    `note(name, in_launch)` hears every op, `note("", -1)` every pause (one per launch), and
-    `note("", HOST, elements)`, `note("", HOST_BYTES, bytes)` every tensor made from host data."""
+    `note(name, in_launch)` hears every op, `note("", -1)` every pause (one per launch),
+    `note("", HOST, elements)`, `note("", HOST_BYTES, bytes)` every tensor made from host data, and
+    `note("", SMALL, 1)` every small write."""
 
     def __init__(self, note: Callable[..., None] = _no_note) -> None:
         super().__init__()
@@ -51,6 +68,7 @@ class DispatchRecorder(TorchDispatchMode):
         self.in_launch: Counter[str] = Counter()
         self.host_built = 0  # elements of tensors made from host data (inside launches too: the interpreter
         self.host_bytes = 0  # makes none, and a kernel body may call Python that does)
+        self.small_writes = 0  # ops that wrote into a tensor of at most SMALL_WRITE elements (see _small_write)
         self._paused = 0
         self._note = note
 
@@ -77,6 +95,9 @@ class DispatchRecorder(TorchDispatchMode):
             return out
         self._count(func, name)
         out = func(*args, **(kwargs or {}))
+        if self._small_write(func, name, args, kwargs):
+            self.small_writes += 1
+            self._note("", SMALL, 1)
         if name in _FROM_HOST:
             made = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
             elems, nbytes = sum(t.numel() for t in made), sum(t.numel() * t.element_size() for t in made)
@@ -85,6 +106,18 @@ class DispatchRecorder(TorchDispatchMode):
             self._note("", HOST, elems)
             self._note("", HOST_BYTES, nbytes)
         return out
+
+    def _small_write(self, func: Any, name: str, args: tuple, kwargs: Mapping | None) -> bool:
+        """Whether the op wrote into a tensor of at most SMALL_WRITE elements (`out[i] = v`, `.fill_(v)` on a
+        one-element view, `torch.full((), v, out=...)`): how host values go back one at a time. Inside a
+        launch the interpreter's own copies of each argument (aten::copy_) are not counted."""
+        if self._paused and name.startswith("aten::copy_"):
+            return False
+        written = _written_args(func)
+        if not written:
+            return False
+        values = [args[i] if isinstance(i, int) and i < len(args) else (kwargs or {}).get(n) for i, n in written]
+        return any(isinstance(v, torch.Tensor) and v.numel() <= SMALL_WRITE for v in values)
 
     def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0
@@ -101,7 +134,7 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
     """A fresh recorder, the check of its integrity after the call given the launches counted (marks; []
     when intact), and whether it is on top of the dispatch mode stack now (ask at the end of the call)."""
     key, acc, pauses = secrets.randbits(64), 0, 0
-    host = {HOST: 0, HOST_BYTES: 0}
+    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0}
     _hash, _len, _at = hash, torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 
     def note(name: str, in_launch: int, n: int = 0) -> None:
@@ -130,7 +163,8 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         for where, counts in ((0, ops), (1, in_launch)):
             for name, n in dict.items(counts):
                 total = (total + n * _hash((key, where, name))) & _MASK
-        if total != acc or (state.get("host_built"), state.get("host_bytes")) != (host[HOST], host[HOST_BYTES]):
+        tallies = (state.get("host_built"), state.get("host_bytes"), state.get("small_writes"))
+        if total != acc or tallies != (host[HOST], host[HOST_BYTES], host[SMALL]):
             marks.append("the dispatch recorder's counts were changed (cleared, reset or edited) during the call")
         if rec.__dict__.get("_paused"):
             marks.append("the dispatch recorder was left paused after the call")

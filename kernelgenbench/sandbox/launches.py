@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 _LOADED: set[str] = set()
+MAX_FLOATS = 1 << 20  # distinct float arguments kept per call: far more than any output judged by them
 
 
 def _on_kernel_load(module: Any, function: Any, name: Any, metadata_group: Any, hash: Any) -> None:
@@ -120,6 +121,7 @@ class LaunchCounter:
         self.recorder = recorder
         self.compile_s = 0.0
         self.ranges = 0
+        self.floats: set[float] = set()  # distinct floating-point values passed to the call's launches
         self._range = _range_factory()
 
     @property
@@ -146,6 +148,16 @@ class LaunchCounter:
                 unhook()
             for cls, attr, orig in patches:
                 setattr(cls, attr, orig)
+
+    def note_arguments(self, args: tuple, kwargs: dict[str, Any]) -> None:
+        """The floating-point values among a launch's arguments (scalars, and members of tuples such as a
+        constexpr tuple): a kernel's arguments are a channel for values computed on the host."""
+        if len(self.floats) >= MAX_FLOATS:
+            return
+        for v in (*args, *kwargs.values()):
+            for x in v if type(v) in (tuple, list) else (v,):
+                if type(x) is float:
+                    self.floats.add(x)
 
     def _on_launch(self, metadata: Any) -> None:
         # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
@@ -177,6 +189,7 @@ class LaunchCounter:
             if count:  # interpreted: no launcher, so no launch hook; this is where it ends
                 name = getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel")
                 counter.launches[str(name)] += 1
+            counter.note_arguments(args, kwargs)
             before, t0 = _compiled(kernel), time.perf_counter()
             try:
                 with counter._launching():
@@ -195,6 +208,7 @@ class LaunchCounter:
             runner = getitem(kernel, grid)
 
             def ranged_runner(*args: Any, **kwargs: Any) -> Any:
+                counter.note_arguments(args, kwargs)
                 with counter._launching():
                     return runner(*args, **kwargs)
 

@@ -25,6 +25,7 @@ from kernelgenbench.errors import KgbError
 
 MAX_INT = (1 << 63) - 1  # no count, size or stream id the worker reports comes near it
 REPLY_TO = "reply_to"  # the envelope key: the nonce of the evaluator's request a reply answers
+SMALL_WRITE = 8  # elements: a write into a tensor this small is a few elements of an answer (CallReport.small_writes)
 MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
 
 
@@ -194,6 +195,8 @@ class CallReport(Message):
     threads: Threads | None = None
     host_built: int = 0  # elements of tensors made from host data (lists, numpy arrays)
     host_built_bytes: int = 0  # their bytes (an answer packed into a wider dtype has fewer elements)
+    small_writes: int = 0  # ops that wrote into a tensor of at most SMALL_WRITE elements (an answer written back)
+    launch_floats: int = 0  # distinct floating-point values among the arguments of the call's Triton launches
     receive_s: float = 0.0  # the worker's time drawing or receiving the inputs
     inputs_before: dict[str, str] | None = None  # fingerprints of inputs it drew, before the call
     # a call that raised

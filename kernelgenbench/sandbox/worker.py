@@ -628,13 +628,18 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
                           launches=dict(counter.launches), launch_ranges=counter.ranges, ops=dict(rec.ops),
-                          ops_in_launch=dict(rec.in_launch), host_built=rec.host_built,
-                          host_built_bytes=rec.host_bytes, **_evidence(session, watch, at_start, b)), None
+                          ops_in_launch=dict(rec.in_launch), **_tallies(rec, counter), **_evidence(session, watch, at_start, b)), None
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
-                        host_built=rec.host_built, host_built_bytes=rec.host_bytes, tampering=tuple(marks),
+                        **_tallies(rec, counter), tampering=tuple(marks),
                         returns_none=ret is None, **_evidence(session, watch, at_start, b))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
+
+
+def _tallies(rec: Any, counter: Any) -> dict[str, int]:
+    """The recorders' counts of what host values went into tensors and launches, as CallReport fields."""
+    return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
+            "launch_floats": len(counter.floats)}
 
 
 class _Written:

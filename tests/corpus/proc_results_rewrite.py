@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
+# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics static=forbidden_api
 # Finds the results file (its ancestors' command lines and cwd in /proc, or a known path), rewrites every
 # row as passed, appends forged rows and truncates it; then returns garbage. OS isolation must keep the
 # file out of reach (tests/test_isolation.py puts the run's real path in TARGETS).

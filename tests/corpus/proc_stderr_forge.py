@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
+# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics static=forbidden_api
 # Writes forged verdict lines into the stdout and stderr of the processes above it (the evaluator's
 # terminal), through /proc/<pid>/fd/1 and /proc/<pid>/fd/2; then returns garbage.
 import os

@@ -10,10 +10,14 @@ shape vector or a per-dimension table may be as large as such an output). Packed
 (complex pairs, int64 words) the answer has fewer elements but as many bytes: judged by bytes too, for
 outputs of `BYTES_FLOOR_ELEMS` elements or more.
 
-The other way back is element by element: a host value written into one element per call (`out[i] = v`,
-`.fill_(v)` on a one-element view: aten::fill_ or aten::copy_), or read out one per call (`.item()`:
-aten::_local_scalar_dense). Real wrappers do either a few times per call (a zero-init, a size read); a call
-that does it once per output element, or more, moves the answer through the host. And a storage made from
+The other way back is a few elements at a time: host values written into a tensor of a few elements per op
+(`out[i] = v`, `.fill_(v)` or `torch.full((), v, out=...)` on a view, two floats packed in an int64 view, a run
+of equal values), which the dispatch recorder counts from each op's schema (the arguments it writes), inside
+launches too; or read out one per op (`.item()`: aten::_local_scalar_dense). Real wrappers do either a few
+times per call (a zero-init, a size read); a call that does it for a sixteenth of the output's elements or
+more moves the answer through the host. The third way in is the launch itself: host values passed as kernel
+arguments (a float per launch, a constexpr tuple of them); distinct floats for a quarter of the output's
+elements are the answer. And a storage made from
 host values (`torch.UntypedStorage(list)`) dispatches nothing until a tensor is pointed at it with
 `Tensor.set_(storage)`, which real wrappers never do.
 
@@ -27,15 +31,20 @@ from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
 from kernelgenbench.evaluator.status import Status
-from kernelgenbench.sandbox.protocol import CallReport
+from kernelgenbench.sandbox.protocol import SMALL_WRITE, CallReport
 
 FLOOR_ELEMS = 8
 # By bytes (the answer packed into a wider dtype, complex pairs or int64 words, has fewer elements) only for
 # outputs this large: a shape table of int64 has as many bytes as a small half-precision output.
 BYTES_FLOOR_ELEMS = 256
-# One element at a time, into or out of a tensor (the dispatch recorder counts these by name, any overload).
-_ELEMENT_WRITES = ("aten::fill_", "aten::copy_")
+# A few elements at a time, into or out of tensors: writes into tensors of at most SMALL_WRITE elements (the
+# dispatch recorder counts them), reads of one element (aten::_local_scalar_dense, any overload). A sixteenth
+# of the output's elements is already far more than any wrapper does (a zero-init, a size read); an answer
+# packed two floats to an int64 or written in runs of equal values needs at least that many.
 _ELEMENT_READS = ("aten::_local_scalar_dense",)
+ONE_BY_ONE_SHARE = 16
+# Kernel arguments as the channel: a kernel takes a few scalars (alpha, eps, sizes), the same in every launch.
+LAUNCH_FLOAT_SHARE = 4
 # Tensor.set_(storage): the way a storage made outside every op (from a list, a file) becomes a tensor.
 _SET_STORAGE = "aten::set_.source_Storage"
 
@@ -50,15 +59,16 @@ def largest_output(task: Task, report: CallReport, part: int = 0) -> int:
     return max((s[part] for s in sizes if s is not None), default=0)
 
 
-def _count(ops: dict[str, int], names: tuple[str, ...]) -> int:
-    return sum(n for op, n in ops.items() if op.split(".")[0] in names)
-
-
 def judge(task: Task, report: CallReport) -> str | None:
-    """Host-made tensor elements, and element-by-element writes and reads, against the largest output's."""
+    """Host-made tensor data, and element-by-element writes and reads, against the largest output's."""
     largest = largest_output(task, report)
     if largest < FLOOR_ELEMS:
         return None
+    return _wrapped(task, report, largest) or _one_by_one(report, largest)
+
+
+def _wrapped(task: Task, report: CallReport, largest: int) -> str | None:
+    """The answer made into a tensor whole: from a list or an array, or a storage pointed at."""
     if report.host_built >= largest:
         return (f"{report.host_built} elements of tensor data were made from host values (a list or a numpy array: "
                 f"torch.tensor, as_tensor, from_numpy) during the call, the largest output has {largest}: "
@@ -67,15 +77,26 @@ def judge(task: Task, report: CallReport) -> str | None:
     if largest >= BYTES_FLOOR_ELEMS and report.host_built_bytes >= nbytes:
         return (f"{report.host_built_bytes} bytes of tensor data were made from host values during the call (in "
                 f"{report.host_built} elements of a wider dtype), the largest output has {nbytes}: computed on the host")
+    if report.launch_floats >= max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE):
+        return (f"{report.launch_floats} distinct floating-point values were passed as Triton kernel arguments "
+                f"during the call (scalars or constexpr tuples), the largest output has {largest}: computed on the host")
     repointed = sorted(op for op in report.ops if op.startswith(_SET_STORAGE))
     if repointed:
         return (f"{repointed[0]} during the call: a tensor pointed at a raw storage (one built from host values, "
                 f"torch.UntypedStorage(list), is no tensor op): computed on the host")
-    writes, reads = _count(report.ops, _ELEMENT_WRITES), _count(report.ops, _ELEMENT_READS)
-    if max(writes, reads) >= largest:
-        what = f"{writes} fill_/copy_ calls" if writes >= reads else f"{reads} .item() reads"
-        return (f"{what} during the call, the largest output has {largest} elements: the answer moved through the "
-                f"host one element at a time")
+    return None
+
+
+def _one_by_one(report: CallReport, largest: int) -> str | None:
+    """The answer written back, or the inputs read out, a few elements per op."""
+    reads = sum(n for op, n in report.ops.items() if op.split(".")[0] in _ELEMENT_READS)
+    if report.small_writes >= max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE):
+        return (f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements during the call (fill_, "
+                f"copy_, full(out=) on a view of a few elements), the largest output has {largest}: the answer moved "
+                f"through the host a few elements at a time")
+    if reads >= max(2 * FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE):
+        return (f"{reads} .item() reads during the call, the largest output has {largest} elements: the data moved "
+                f"through the host one element at a time")
     return None
 
 
@@ -84,5 +105,6 @@ CHECK = Check(
     prompt=HOST_COMPUTE.prompt,
     corpus=("host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop", "host_fill_elementwise",
             "host_small_output", "host_complex_pack", "host_tensor_in_launch", "host_untyped_storage",
-            "forge_launch_by_closure"),
+            "forge_launch_by_closure", "host_full_out_writeback", "host_int64_pack", "host_bernoulli_runs",
+            "host_launch_arguments", "host_fill_in_launch", "host_constexpr_answer"),
 )
