@@ -329,3 +329,17 @@ def test_the_profile_keeps_every_namespace_and_each_ops_parts():
     found = compute_ops(rep["cpu_ops"], category="gemm", profiler=True, parts=parts)
     assert sorted(found) == ["aten::fbgemm_linear_fp16_weight_fp32_activation", "aten::fbgemm_pack_gemm_matrix_fp16",
                              "mkldnn::_linear_pointwise"]
+
+
+def test_a_candidates_own_profiler_range_is_no_op_whatever_its_name():
+    # A kernel wrapper that annotates itself, `record_function("triton::rms_norm")`, is no dispatcher op (it
+    # once read as one: torch_fallback); the ops under it still are.
+    from kernelgenbench.sandbox.activity import Session
+
+    x = torch.randn(8)
+    with Session("cpu", "kgb_test_launch") as s:
+        with torch.profiler.record_function("triton::rms_norm"):
+            torch.add(x, x)
+    rep = s.report(())
+    assert rep["available"], rep
+    assert "triton::rms_norm" not in rep["cpu_ops"] and "aten::add.Tensor" in rep["cpu_ops"], rep["cpu_ops"]

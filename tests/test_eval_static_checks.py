@@ -27,6 +27,10 @@ from kernelgenbench.evaluator.status import Status
      "c.py:2: getattr(..., 'ma' + 'p_'): an attribute named by a computed string hides what is used from the static check"),
     ("import torch\nfor n in ('frombuffer',):\n    getattr(torch, n)\n",
      "c.py:3: getattr(..., n='frombuffer'): a tensor over host bytes (the way back from host compute)"),
+    ("def f(t):\n    a, = ('ma' + 'p_',)\n    return getattr(t, a)\n",
+     "c.py:3: getattr(..., a): an attribute named by a computed string hides what is used from the static check"),
+    ("def f(x):\n    return [v.item() for v in (x[0], x[1], x[2], x[3], x[4])]\n",
+     "c.py:2: .item() in a loop: a host loop over a tensor's elements computes out of the recorders' sight"),
     ("import torch\ndef f(n):\n    return getattr(torch, n)\n",
      "c.py:3: getattr(..., n): an attribute named by a computed string hides what is used from the static check"),
     ("import ctypes\nlib = ctypes.util.find_library('cublas')\n",
@@ -240,6 +244,12 @@ def test_host_compute_and_introspection(code, evidence):
     "import builtins\nm = builtins.min(1, 2)\nok = 'x' in builtins.__dict__\n",
     "import torch\ndef f():\n    return [getattr(torch, n) for n in ('float16', 'bfloat16')]\n",
     "import triton.language as tl\nNAME = 'float32'\nT = getattr(tl, NAME)\n",
+    # a module-level tuple of names; another function's parameter of the same name is another name
+    "import torch\n_N = ('float16', 'bfloat16')\nM = {getattr(torch, n): n for n in _N}\ndef g(n):\n    return n\n",
+    # a scale read once per cache (vLLM's k_scale, v_scale): .item() in one loop over a short literal
+    "def f(k_scale, v_scale):\n    return [s.item() for s in (k_scale, v_scale)]\n",
+    "class P:\n    def execute(self):\n        return 1\ndef f():\n    return P().execute()\n",  # not os.exec*
+    "def f(x):\n    return x.array.shape\n",  # an attribute named like a module, not the module
     "import numpy as np\nD = np.float32\nI = np.finfo(np.float32).max\n",
     "import importlib.util\nspec = importlib.util.spec_from_file_location('m', 'p')\n",
     "import importlib.metadata\nv = importlib.metadata.version('triton')\n",

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
+import sys
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +112,9 @@ def _reexported(name: str, fb: Forbidden) -> tuple[str, str] | None:
     roots = _stdlib_roots(fb)
     for i in range(1, len(parts) - 1):
         if parts[i] in roots:
+            real = sys.modules.get(parts[i]) or _stdlib_module(parts[i])
+            if real is not None and not hasattr(real, parts[i + 1]):
+                continue  # `x.array.shape`: no attribute of the array module, so not the module reached again
             tail = ".".join(parts[i:])
             hit = _under(tail, fb.modules) or _under(tail, fb.calls)
             if hit:
@@ -116,10 +122,16 @@ def _reexported(name: str, fb: Forbidden) -> tuple[str, str] | None:
     return None
 
 
+@functools.cache
+def _stdlib_module(name: str) -> types.ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
 def _stdlib_roots(fb: Forbidden) -> frozenset[str]:
     """Standard-library modules with forbidden entries: other modules re-export them (`torch.sys`, `torch.os`)."""
-    import sys
-
     return frozenset(k.split(".")[0] for k in (*fb.modules, *fb.calls)) & frozenset(sys.stdlib_module_names)
 
 
@@ -128,7 +140,7 @@ def _loose_tails(fb: Forbidden) -> dict[str, str]:
     dotted path names (`[sys][0].modules`, `f().modules`) they are checked by name alone."""
     roots = _stdlib_roots(fb)
     tails = {k.rsplit(".", 1)[1]: why for k, why in fb.calls.items() if "." in k and k.split(".")[0] in roots}
-    return {t: why for t, why in tails.items() if not (t.endswith("*") and len(t) < 5)}  # `_*`: any private name
+    return {t: why for t, why in tails.items() if not t.endswith("*")}  # exact names: `attributes`
 
 
 def _keyed(node: ast.AST) -> bool:
@@ -324,7 +336,7 @@ class _Source:
             name = node.args[1]
             if isinstance(name, ast.Constant):
                 continue
-            values = self._constant_values(name) if isinstance(name, ast.Name) else None
+            values = self._constant_values(name, node) if isinstance(name, ast.Name) else None
             if values is None:
                 return self.at(node, f"{node.func.id}(..., {ast.unparse(name)[:40]}): {self.fb.computed_name_why}")
             for v in values:
@@ -342,27 +354,63 @@ class _Source:
         hit = name and (_under(name, fb.calls) or _under(name, fb.modules))
         return (fb.calls.get(hit) or fb.modules.get(hit)) if hit else None
 
-    def _constant_values(self, name: ast.Name) -> list[str] | None:
+    def _literal_strings(self, node: ast.AST) -> list[ast.expr] | None:
+        """The elements of a literal tuple/list, or of a module-level name bound once to one."""
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return list(node.elts)
+        if isinstance(node, ast.Name):
+            stores = [n for n in self.nodes if isinstance(n, ast.Name) and n.id == node.id and not isinstance(n.ctx, ast.Load)]
+            rebinders = any(isinstance(n, (ast.Global, ast.Nonlocal)) and node.id in n.names for n in self.nodes) or any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("globals", "vars", "locals")
+                for n in self.nodes)
+            bind = self.parents.get(stores[0]) if len(stores) == 1 else None
+            if not rebinders and isinstance(bind, ast.Assign) and bind.targets == [stores[0]] \
+                    and self.parents.get(bind) is self.tree and isinstance(bind.value, ast.Tuple):
+                return list(bind.value.elts)
+        return None
+
+    def _constant_values(self, name: ast.Name, at: ast.AST) -> list[str] | None:
         """The strings a name is ever bound to in the file, when every binding is a string constant (an
-        assignment, or a loop over a literal tuple or list of them); None otherwise (a parameter, a computation)."""
+        assignment, or a loop over a literal tuple or list of them, or over a module-level tuple bound once);
+        None otherwise: a parameter of a function around `at`, a computation, or a binding not understood
+        (unpacking, `with`, `except`, an import, `global`)."""
+        if self._bound_otherwise(name.id) or self._parameter_around(name.id, at):
+            return None
         values: list[str] = []
         for node in self.nodes:
-            if isinstance(node, ast.arg) and node.arg == name.id:
+            bound = self._binding(node, name.id)
+            strings = [_const_str(b) for b in bound or ()]
+            if any(v is None for v in strings):
                 return None
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets):
-                bound = [node.value]
-            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
-                    and node.target.id == name.id:
-                bound = list(node.iter.elts) if isinstance(node.iter, (ast.Tuple, ast.List)) else [node.iter]
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
-                    and node.target.id == name.id:
-                return None
-            else:
-                continue
-            if not all(_const_str(b) is not None for b in bound):
-                return None
-            values += [_const_str(b) for b in bound]  # type: ignore[misc]
+            values += strings  # type: ignore[arg-type]
         return values
+
+    def _binding(self, node: ast.AST, name: str) -> list[ast.expr] | None:
+        """What `node` binds `name` to, if it is a plain binding of it (`name = ...`, `for name in ...`)."""
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return [node.value]
+        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return self._literal_strings(node.iter) or [node.iter]
+        return None
+
+    def _bound_otherwise(self, name: str) -> bool:
+        """`name` is stored other than by a plain binding, or bound by an import, `except`, `global`."""
+        stores = sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in self.nodes)
+        plain = sum(self._binding(n, name) is not None for n in self.nodes)
+        other = any((isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names)
+                    or (isinstance(n, ast.alias) and name in (n.name, n.asname))
+                    or (isinstance(n, (ast.ExceptHandler, ast.FunctionDef, ast.ClassDef)) and n.name == name)
+                    for n in self.nodes)
+        return stores > plain or other
+
+    def _parameter_around(self, name: str, at: ast.AST) -> bool:
+        """`name` is a parameter of a function that encloses `at` (another function's parameter is another name)."""
+        around, parent = set(), self.parents.get(at)
+        while parent is not None:
+            around.add(id(parent))
+            parent = self.parents.get(parent)
+        return any(isinstance(n, ast.arg) and n.arg == name and id(self.parents.get(self.parents.get(n))) in around
+                   for n in self.nodes)
 
     def ctypes_memory(self) -> str | None:
         """ctypes in a file that takes a tensor's address, or ctypes reaching a native library by name."""
@@ -380,15 +428,36 @@ class _Source:
 
     # -- host loops over tensor elements -------------------------------------------------------------
 
-    def _repeated(self, node: ast.AST) -> bool:
-        """Inside a loop body or test, a comprehension or a lambda, within the node's own function."""
+    def _repeated(self, node: ast.AST, short_ok: bool = False) -> bool:
+        """Inside a loop body or test, a comprehension or a lambda, within the node's own function (with
+        `short_ok`: one loop over a short literal, and no other, does not count)."""
         child, parent = node, self.parents.get(node)
+        loops = 0
         while parent is not None and not isinstance(parent, _SCOPES):
+            repeats = False
+            short = False
             if isinstance(parent, (ast.For, ast.AsyncFor)) and child is not parent.iter and child is not parent.target:
-                return True
-            if isinstance(parent, _REPEATED) and not isinstance(parent, (ast.For, ast.AsyncFor)):
-                return True
+                repeats, short = True, self._short_literal(parent.iter)
+            elif isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                repeats = True
+                short = len(parent.generators) == 1 and not parent.generators[0].ifs \
+                    and self._short_literal(parent.generators[0].iter) and child is not parent.generators[0]
+            elif isinstance(parent, _REPEATED) and not isinstance(parent, (ast.For, ast.AsyncFor)):
+                repeats = True
+            if repeats:
+                loops += 1
+                if not (short_ok and short and loops == 1):
+                    return True
             child, parent = parent, self.parents.get(parent)
+        return False
+
+    def _short_literal(self, node: ast.AST) -> bool:
+        """A literal tuple/list of at most 4 elements, or zip()/enumerate() of such literals."""
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return len(node.elts) <= 4 and not any(isinstance(e, ast.Starred) for e in node.elts)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("zip", "enumerate") \
+                and not node.keywords:
+            return bool(node.args) and all(self._short_literal(a) for a in node.args)
         return False
 
     def _consumer(self, node: ast.AST) -> str | None:
@@ -402,6 +471,17 @@ class _Source:
                                                and _under(_dotted(parent.func, self.aliases) or "", self.fb.reducers)):
             return f"reduced by {ast.unparse(parent.func) if isinstance(parent, ast.Call) else '*'}"
         return None
+
+    def _item_only_helpers(self) -> set[str]:
+        """File-local functions that call .item() but never .tolist() and no other helper."""
+        out = set()
+        for d in self.nodes:
+            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                calls = [n for n in ast.walk(d) if isinstance(n, ast.Call)]
+                if not any(isinstance(n.func, ast.Attribute) and n.func.attr == "tolist" for n in calls) and not any(
+                        isinstance(n.func, ast.Name) and n.func.id in self._extracting_functions() for n in calls):
+                    out.add(d.name)
+        return out
 
     def _extracting_functions(self) -> set[str]:
         """File-local functions that call .tolist()/.item(), directly or through one another."""
@@ -431,7 +511,8 @@ class _Source:
                 continue
             method = node.func.attr if isinstance(node.func, ast.Attribute) else None
             helper = node.func.id if isinstance(node.func, ast.Name) and node.func.id in helpers else None
-            if (method in _EXTRACTORS or helper) and self._repeated(node):
+            short_ok = method == "item" or (helper is not None and helper in self._item_only_helpers())
+            if (method in _EXTRACTORS or helper) and self._repeated(node, short_ok):
                 what = f".{method}()" if method else f"{helper}() (calls .tolist()/.item())"
                 return self.at(node, f"{what} in a loop: {why}")
             if method == "tolist":

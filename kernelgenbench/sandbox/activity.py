@@ -183,7 +183,8 @@ def _cpu_ops(events: list[Any], launch_range: str
         name = e.name()
         if name == launch_range:
             ranges.setdefault(e.start_thread_id(), []).append((e.start_ns(), e.end_ns()))
-        elif _OP_NAME.fullmatch(name):  # every namespace: a mkldnn:: or fbgemm:: op computes like an aten:: one
+        elif _OP_NAME.fullmatch(name) and not _annotation(e):  # every namespace (mkldnn::, fbgemm::);
+            # a candidate's own record_function("ns::name") range is an annotation, its ops are recorded beneath it
             overload = e.overload_name() if hasattr(e, "overload_name") else ""
             ops.append((f"{name}.{overload}" if overload else name, e.start_thread_id(), e.start_ns(), e.end_ns()))
     outside: Counter[str] = Counter()
@@ -192,6 +193,12 @@ def _cpu_ops(events: list[Any], launch_range: str
         enclosed = any(s <= start and end <= f for s, f in ranges.get(tid, ()))
         (inside if enclosed else outside)[name] += 1
     return outside, inside, sum(len(v) for v in ranges.values()), _parts(ops)
+
+
+def _annotation(event: Any) -> bool:
+    """A range the candidate opened itself (record_function("triton::rms_norm")): no op, whatever its name."""
+    is_annotation = getattr(event, "is_user_annotation", None)
+    return bool(is_annotation()) if callable(is_annotation) else False
 
 
 def _parts(ops: list[_Op]) -> dict[str, list[list[str]]]:
