@@ -157,3 +157,49 @@ def test_the_launch_counter_collects_float_arguments_and_many_are_host_compute()
     assert judge(ADD, call_report(sizes=sizes, launch_floats=4)) is None
     found = judge(ADD, call_report(sizes=sizes, launch_floats=250))
     assert found is not None and "250 distinct floating-point values" in found
+
+
+def _made(*tensors: torch.Tensor) -> tuple:
+    import base64
+
+    from kernelgenbench.sandbox.protocol import HostMade
+
+    return tuple(HostMade(dtype=str(t.dtype).removeprefix("torch."), data=base64.b64encode(t.numpy().tobytes()).decode())
+                 for t in tensors)
+
+
+def test_a_small_outputs_values_are_looked_for_in_the_host_made_data() -> None:
+    from kernelgenbench.evaluator.host_values import matched
+
+    out = torch.randn(13)
+    tables = _made(torch.tensor([13, 4096, 1, 0, 7] * 7), torch.arange(14))  # shape, stride, offset tables
+    assert matched(tables, {"returns": [out]}) == 0
+    assert matched(tables + _made(out.clone()), {"returns": [out]}) == 13  # the answer itself
+    assert matched(_made(out.double()), {"returns": [out]}) == 13  # float64 sums cast to the output's dtype
+    assert matched(_made(out.view(torch.int32)), {"returns": [out]}) == 13  # float bits packed as int32
+    assert matched(_made(out.clone()), {"returns": [torch.randn(300)]}) == 0  # large outputs: judged by size
+
+
+def test_small_outputs_are_host_compute_by_value_not_by_size() -> None:
+    sizes = Sizes(returns=((13, 52),), args={"self": (13 * 64, 13 * 256)})
+    tables = _made(torch.arange(40))  # honest tables: 40 int64, all in the report
+    assert judge(ADD, call_report(sizes=sizes, host_built=40, host_built_bytes=320, host_made=tables)) is None
+    found = judge(ADD, call_report(sizes=sizes, host_built=13, host_matched=13))
+    assert found is not None and "13 elements of a small output (13)" in found
+    # host data beyond what the report can carry, as large as the output: not looked into, so not trusted
+    assert judge(ADD, call_report(sizes=sizes, host_built=20000, host_built_bytes=80000)) is not None
+
+
+def test_a_seed_drawn_with_torch_is_no_compute_and_a_larger_draw_is() -> None:
+    from kernelgenbench.evaluator.checks.torch_fallback import judge as fallback
+
+    rec = DispatchRecorder()
+    with rec:
+        int(torch.randint(0, 2**31 - 1, (1,)).item())
+    assert sum(rec.seed_draws.values()) == 1 and all(k.startswith("aten::randint") for k in rec.seed_draws)
+    assert fallback(ADD, call_report(ops=dict(rec.ops), seed_draws=dict(rec.seed_draws))) is None
+    rec = DispatchRecorder()
+    with rec:
+        torch.rand(100)
+    assert not rec.seed_draws
+    assert "aten::rand" in fallback(ADD, call_report(ops=dict(rec.ops), seed_draws={}))

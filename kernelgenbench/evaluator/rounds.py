@@ -21,6 +21,7 @@ from kernelgenbench.evaluator.compare import RANDOM_MIN_ELEMENTS
 from kernelgenbench.evaluator.config import EvalConfig, on_cpu
 from kernelgenbench.evaluator.context import INTERPRETER_CAVEATS, RunContext
 from kernelgenbench.evaluator.cost import flatten_tensors, written_outputs
+from kernelgenbench.evaluator.host_values import matched
 from kernelgenbench.evaluator.inputs import round_inputs, split_call_args
 from kernelgenbench.evaluator.judge import judge_call
 from kernelgenbench.evaluator.results import WorkloadResult
@@ -101,7 +102,8 @@ def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret:
                 cand_out = move_tree(worker.outputs(reply), device)
             except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                 cand_out = None
-    report = reply.report
+    # Whatever the worker said, the evaluator finds the host-made values in the outputs itself.
+    report = replace(reply.report, host_matched=matched(reply.report.host_made, cand_out) if cand_out else 0)
     for seconds in (reply.sent_s, report.receive_s, report.send_s):
         add_phase(phases, "transfer", seconds)
     # `args` is what the candidate was sent (the reference ran on clones): the untouched inputs.

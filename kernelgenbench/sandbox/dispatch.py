@@ -14,6 +14,7 @@ evidence judged outside this process and OS isolation are the real defence.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import secrets
 from collections import Counter
@@ -24,16 +25,20 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from kernelgenbench.sandbox.protocol import SMALL_WRITE
+from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_OPS, SMALL_WRITE
 
 _MASK = (1 << 64) - 1
-HOST, HOST_BYTES, SMALL = -2, -3, -4  # the `note` kinds for host-made tensor elements and bytes, small writes
+# the `note` kinds for host-made tensor elements and bytes, small writes, and host-made tensors kept
+HOST, HOST_BYTES, SMALL, KEPT, SEED = -2, -3, -4, -5, -6
+_BASE = torch._C.TensorBase  # its methods, not torch.Tensor's (a candidate may replace those)
+_T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.data_ptr
+_T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
 _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
 
 
-def _no_note(name: str, in_launch: int, n: int = 0) -> None:
+def _no_note(name: str, in_launch: int, n: int = 0, kept: Any = None) -> None:
     return None
 
 
@@ -69,6 +74,9 @@ class DispatchRecorder(TorchDispatchMode):
         self.host_built = 0  # elements of tensors made from host data (inside launches too: the interpreter
         self.host_bytes = 0  # makes none, and a kernel body may call Python that does)
         self.small_writes = 0  # ops that wrote into a tensor of at most SMALL_WRITE elements (see _small_write)
+        self.host_made: list[tuple[str, bytes]] = []  # (dtype, bytes) of host-made tensors, HOST_KEEP_BYTES in all
+        self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
+        self._kept = 0
         self._paused = 0
         self._note = note
 
@@ -95,6 +103,10 @@ class DispatchRecorder(TorchDispatchMode):
             return out
         self._count(func, name)
         out = func(*args, **(kwargs or {}))
+        if not self._paused and name.startswith(SEED_OPS) and all(
+                _T_NUMEL(t) <= SEED_ELEMS for t in tree_leaves(out) if isinstance(t, torch.Tensor)):
+            self.seed_draws[name] += 1
+            self._note("", SEED, 1)
         if self._small_write(func, name, args, kwargs):
             self.small_writes += 1
             self._note("", SMALL, 1)
@@ -105,13 +117,27 @@ class DispatchRecorder(TorchDispatchMode):
             self.host_bytes += nbytes
             self._note("", HOST, elems)
             self._note("", HOST_BYTES, nbytes)
+            self._keep(made)
         return out
+
+    def _keep(self, made: list[torch.Tensor]) -> None:
+        """The bytes of host-made CPU tensors, read from memory (no op: nothing for any recorder to see),
+        while they fit the budget."""
+        for t in made:
+            nbytes = _T_NUMEL(t) * _T_ELEMENT_SIZE(t)
+            if _T_DEVICE(t).type != "cpu" or not _T_CONTIGUOUS(t) or self._kept + nbytes > HOST_KEEP_BYTES:
+                continue
+            kept = (str(t.dtype).removeprefix("torch."), ctypes.string_at(_T_DATA_PTR(t), nbytes) if nbytes else b"")
+            self.host_made.append(kept)
+            self._kept += nbytes
+            self._note("", KEPT, 1, kept)
 
     def _small_write(self, func: Any, name: str, args: tuple, kwargs: Mapping | None) -> bool:
         """Whether the op wrote into a tensor of at most SMALL_WRITE elements (`out[i] = v`, `.fill_(v)` on a
         one-element view, `torch.full((), v, out=...)`): how host values go back one at a time. Inside a
-        launch the interpreter's own copies of each argument (aten::copy_) are not counted."""
-        if self._paused and name.startswith("aten::copy_"):
+        launch the interpreter's own copies of each argument and re-pointing of its storage (aten::copy_,
+        aten::set_) are not counted."""
+        if self._paused and name.startswith(("aten::copy_", "aten::set_")):
             return False
         written = _written_args(func)
         if not written:
@@ -134,12 +160,14 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
     """A fresh recorder, the check of its integrity after the call given the launches counted (marks; []
     when intact), and whether it is on top of the dispatch mode stack now (ask at the end of the call)."""
     key, acc, pauses = secrets.randbits(64), 0, 0
-    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0}
+    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0, KEPT: 0, SEED: 0}
     _hash, _len, _at = hash, torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 
-    def note(name: str, in_launch: int, n: int = 0) -> None:
+    def note(name: str, in_launch: int, n: int = 0, kept: Any = None) -> None:
         nonlocal acc, pauses
-        if in_launch in host:
+        if in_launch == KEPT:
+            host[KEPT] = (host[KEPT] + _hash((key, kept))) & _MASK
+        elif in_launch in host:
             host[in_launch] += n
         elif in_launch < 0:
             pauses += 1
@@ -163,8 +191,10 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         for where, counts in ((0, ops), (1, in_launch)):
             for name, n in dict.items(counts):
                 total = (total + n * _hash((key, where, name))) & _MASK
-        tallies = (state.get("host_built"), state.get("host_bytes"), state.get("small_writes"))
-        if total != acc or tallies != (host[HOST], host[HOST_BYTES], host[SMALL]):
+        tallies = (state.get("host_built"), state.get("host_bytes"), state.get("small_writes"),
+                   sum(dict.values(state.get("seed_draws") or {})))
+        kept = sum(_hash((key, k)) for k in state.get("host_made") or ()) & _MASK
+        if total != acc or tallies != (host[HOST], host[HOST_BYTES], host[SMALL], host[SEED]) or kept != host[KEPT]:
             marks.append("the dispatch recorder's counts were changed (cleared, reset or edited) during the call")
         if rec.__dict__.get("_paused"):
             marks.append("the dispatch recorder was left paused after the call")

@@ -25,6 +25,11 @@ from kernelgenbench.errors import KgbError
 
 MAX_INT = (1 << 63) - 1  # no count, size or stream id the worker reports comes near it
 REPLY_TO = "reply_to"  # the envelope key: the nonce of the evaluator's request a reply answers
+HOST_KEEP_BYTES = 1 << 16  # host-made tensor data a report carries for the evaluator to compare (CallReport.host_made)
+# A random draw this small is a kernel's seed (`torch.randint(0, 2**31, (1,)).item()`), not compute: too few
+# values to carry an answer, and none taken from the inputs.
+SEED_OPS = ("aten::randint", "aten::random_", "aten::rand", "aten::randn", "aten::uniform_", "aten::normal")
+SEED_ELEMS = 2
 SMALL_WRITE = 8  # elements: a write into a tensor this small is a few elements of an answer (CallReport.small_writes)
 MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
 
@@ -86,6 +91,15 @@ class Profile(Message):
     kernels: tuple[Kernel, ...] = ()
     call_stream: int | None = None
     memcpy: tuple[Memcpy, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostMade(Message):
+    """A tensor made from host values during the call (torch.tensor(list) and kin), kept whole while small: the
+    evaluator looks for a small output's values in it (evaluator/host_values.py)."""
+
+    dtype: str  # 'float32', 'int64', ...
+    data: str  # its bytes, base64
 
 
 @dataclass(frozen=True)
@@ -197,6 +211,11 @@ class CallReport(Message):
     host_built_bytes: int = 0  # their bytes (an answer packed into a wider dtype has fewer elements)
     small_writes: int = 0  # ops that wrote into a tensor of at most SMALL_WRITE elements (an answer written back)
     launch_floats: int = 0  # distinct floating-point values among the arguments of the call's Triton launches
+    seed_draws: dict[str, int] = field(default_factory=dict)  # random ops of at most SEED_ELEMS elements
+    host_made: tuple[HostMade, ...] = ()  # the first HOST_KEEP_BYTES of host-made tensor data, whole tensors
+    # Set by the evaluator from the outputs (evaluator/host_values.py), never taken from the worker: how many
+    # elements of the small outputs hold values found in `host_made`.
+    host_matched: int = 0
     receive_s: float = 0.0  # the worker's time drawing or receiving the inputs
     inputs_before: dict[str, str] | None = None  # fingerprints of inputs it drew, before the call
     # a call that raised

@@ -13,6 +13,7 @@ description of the tensors.
 
 from __future__ import annotations
 
+import base64
 import faulthandler
 import importlib.util
 import json
@@ -31,6 +32,7 @@ from typing import Any
 from kernelgenbench.sandbox.protocol import (
     CallReport,
     DrawError,
+    HostMade,
     IsolationReport,
     Leaf,
     Message,
@@ -636,10 +638,11 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
 
 
-def _tallies(rec: Any, counter: Any) -> dict[str, int]:
-    """The recorders' counts of what host values went into tensors and launches, as CallReport fields."""
+def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
+    """What host values went into tensors and launches, as CallReport fields."""
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
-            "launch_floats": len(counter.floats)}
+            "launch_floats": len(counter.floats), "seed_draws": dict(rec.seed_draws),
+            "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}
 
 
 class _Written:

@@ -5,10 +5,11 @@ Python's `random`) has to come back as a tensor before a kernel can copy it into
 to make a tensor from a list or an array (`torch.tensor`, `as_tensor`, `from_numpy`, `new_tensor`)
 dispatches `aten::lift_fresh`, which the dispatch recorder sizes. Real kernel wrappers build only scalars
 and small tables this way (FlagGems: pointer arrays of a grouped GEMM, a shape vector), so host data as
-large as the largest output is the answer itself. Outputs under `FLOOR_ELEMS` elements are not judged (a
-shape vector or a per-dimension table may be as large as such an output). Packed into a wider dtype
+large as the largest output is the answer itself. Outputs under `FLOOR_ELEMS` elements are not judged, and
+outputs under `SMALL_OUTPUT` elements (as large as a shape, stride or offset table) are judged by value: the
+evaluator looks for their elements in the host-made data the worker reports (evaluator/host_values.py). Packed into a wider dtype
 (complex pairs, int64 words) the answer has fewer elements but as many bytes: judged by bytes too, for
-outputs of `BYTES_FLOOR_ELEMS` elements or more.
+outputs of `SMALL_OUTPUT` elements or more.
 
 The other way back is a few elements at a time: host values written into a tensor of a few elements per op
 (`out[i] = v`, `.fill_(v)` or `torch.full((), v, out=...)` on a view, two floats packed in an int64 view, a run
@@ -30,13 +31,11 @@ from __future__ import annotations
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
+from kernelgenbench.evaluator.host_values import SMALL_OUTPUT, kept_bytes
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import SMALL_WRITE, CallReport
 
 FLOOR_ELEMS = 8
-# By bytes (the answer packed into a wider dtype, complex pairs or int64 words, has fewer elements) only for
-# outputs this large: a shape table of int64 has as many bytes as a small half-precision output.
-BYTES_FLOOR_ELEMS = 256
 # A few elements at a time, into or out of tensors: writes into tensors of at most SMALL_WRITE elements (the
 # dispatch recorder counts them), reads of one element (aten::_local_scalar_dense, any overload). A sixteenth
 # of the output's elements is already far more than any wrapper does (a zero-init, a size read); an answer
@@ -69,12 +68,19 @@ def judge(task: Task, report: CallReport) -> str | None:
 
 def _wrapped(task: Task, report: CallReport, largest: int) -> str | None:
     """The answer made into a tensor whole: from a list or an array, or a storage pointed at."""
-    if report.host_built >= largest:
+    if largest < SMALL_OUTPUT:  # as small as a shape or offset table: judged by the values found in it
+        if report.host_matched >= max(FLOOR_ELEMS // 2, largest // 2):
+            return (f"{report.host_matched} elements of a small output ({largest}) hold values made from host data "
+                    f"during the call (torch.tensor of a list, ...): computed on the host")
+        if report.host_built >= largest and report.host_built_bytes > kept_bytes(report.host_made):
+            return (f"{report.host_built_bytes} bytes of tensor data were made from host values during the call, more "
+                    f"than can be looked into, for an output of {largest} elements: computed on the host")
+    elif report.host_built >= largest:
         return (f"{report.host_built} elements of tensor data were made from host values (a list or a numpy array: "
                 f"torch.tensor, as_tensor, from_numpy) during the call, the largest output has {largest}: "
                 f"computed on the host")
     nbytes = largest_output(task, report, 1)
-    if largest >= BYTES_FLOOR_ELEMS and report.host_built_bytes >= nbytes:
+    if largest >= SMALL_OUTPUT and report.host_built_bytes >= nbytes:
         return (f"{report.host_built_bytes} bytes of tensor data were made from host values during the call (in "
                 f"{report.host_built} elements of a wider dtype), the largest output has {nbytes}: computed on the host")
     if report.launch_floats >= max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBACK
-from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops
+from kernelgenbench.evaluator.checks.torch_fallback import fmt_ops, without_seeds
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import CallReport
@@ -24,7 +24,8 @@ def judge(task: Task, report: CallReport) -> str | None:
     profile = report.profile
     if not profile.available:
         return None
-    compute = compute_ops(profile.cpu_ops, category=task.category, profiler=True, parts=profile.cpu_op_parts)
+    compute = compute_ops(without_seeds(profile.cpu_ops, report.seed_draws, profiler=True), category=task.category, profiler=True,
+                          parts=profile.cpu_op_parts)
     if not compute:
         return None
     return (f"torch compute recorded by the profiler but not by the dispatch recorder (it was switched off or "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
-from kernelgenbench.sandbox.protocol import CallReport
+from kernelgenbench.sandbox.protocol import SEED_OPS, CallReport
 
 
 def fmt_ops(ops: Sequence[str]) -> str:
@@ -16,9 +16,22 @@ def fmt_ops(ops: Sequence[str]) -> str:
     return ", ".join(ops[:6]) + (f" (+{len(ops) - 6} more)" if len(ops) > 6 else "")
 
 
+PROFILED_PER_SEED = 4
+
+
+def without_seeds(ops: Mapping[str, int], seeds: Mapping[str, int], *, profiler: bool = False) -> dict[str, int]:
+    """`ops` less the random draws the dispatch recorder found too small to be anything but a kernel's seed.
+    The profiler also sees what such a draw runs beneath it (randint.low_generator twice, random_ once): each
+    random op there is discounted by PROFILED_PER_SEED per seed draw."""
+    total = PROFILED_PER_SEED * sum(seeds.values())
+    left = {op: n - ((total if profiler else seeds.get(op, 0)) if op.startswith(SEED_OPS) else 0)
+            for op, n in ops.items()}
+    return {op: n for op, n in left.items() if n > 0}
+
+
 def judge(task: Task, report: CallReport) -> str | None:
-    """The compute ops the dispatch recorder saw, first six named."""
-    compute = compute_ops(report.ops, category=task.category)
+    """The compute ops the dispatch recorder saw, first six named (a kernel's seed draw is none)."""
+    compute = compute_ops(without_seeds(report.ops, report.seed_draws), category=task.category)
     return f"torch compute dispatched during the call: {fmt_ops(compute)}" if compute else None
 
 
