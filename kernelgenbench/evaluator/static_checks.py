@@ -461,9 +461,10 @@ class _Source:
         return False
 
     def _consumer(self, node: ast.AST) -> str | None:
-        """What iterates or reduces the value of `node` (through tuple()/list()), if anything does."""
+        """What iterates or reduces the value of `node` (through tuple()/list() or a walrus), if anything does."""
         child, parent = node, self.parents.get(node)
-        while isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _TRANSPARENT:
+        while isinstance(parent, ast.NamedExpr) or (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
+                                                    and parent.func.id in _TRANSPARENT):
             child, parent = parent, self.parents.get(parent)
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and child is parent.iter:
             return "iterated"
@@ -565,6 +566,8 @@ class _Source:
                     and len(outer.targets[0].elts) == len(parent.elts):
                 target = outer.targets[0].elts[parent.elts.index(node)]
                 return target.id if isinstance(target, ast.Name) else None
+        if isinstance(parent, ast.NamedExpr):  # `(v := x.tolist())`
+            return parent.target.id
         if isinstance(parent, (ast.Dict, ast.List, ast.Set, ast.Tuple)):  # `box = {"x": x.tolist()}`: box holds it
             return self._bound_name(parent)
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in _FILLERS \

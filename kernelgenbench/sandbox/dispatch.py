@@ -25,7 +25,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_OPS, SMALL_WRITE
+from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_MAX, SEED_OPS, SMALL_WRITE
 
 _MASK = (1 << 64) - 1
 # the `note` kinds for host-made tensor elements and bytes, small writes, and host-made tensors kept
@@ -103,10 +103,8 @@ class DispatchRecorder(TorchDispatchMode):
             return out
         self._count(func, name)
         out = func(*args, **(kwargs or {}))
-        if not self._paused and name.startswith(SEED_OPS) and all(
-                _T_NUMEL(t) <= SEED_ELEMS for t in tree_leaves(out) if isinstance(t, torch.Tensor)):
-            self.seed_draws[name] += 1
-            self._note("", SEED, 1)
+        if name.startswith(SEED_OPS) and not self._paused:
+            self._seed(name, [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)])
         if self._small_write(func, name, args, kwargs):
             self.small_writes += 1
             self._note("", SMALL, 1)
@@ -119,6 +117,15 @@ class DispatchRecorder(TorchDispatchMode):
             self._note("", HOST_BYTES, nbytes)
             self._keep(made)
         return out
+
+    def _seed(self, name: str, drawn: list[torch.Tensor]) -> None:
+        """A random draw of at most SEED_ELEMS elements, the first SEED_MAX of a call, is a kernel's seed; its
+        values are kept as host data all the same (`randint(w, w + 1)` draws the one value `w` it is given)."""
+        if sum(self.seed_draws.values()) >= SEED_MAX or any(_T_NUMEL(t) > SEED_ELEMS for t in drawn):
+            return
+        self.seed_draws[name] += 1
+        self._note("", SEED, 1)
+        self._keep(drawn)
 
     def _keep(self, made: list[torch.Tensor]) -> None:
         """The bytes of host-made CPU tensors, read from memory (no op: nothing for any recorder to see),

@@ -30,6 +30,7 @@ HOST_KEEP_BYTES = 1 << 16  # host-made tensor data a report carries for the eval
 # values to carry an answer, and none taken from the inputs.
 SEED_OPS = ("aten::randint", "aten::random_", "aten::rand", "aten::randn", "aten::uniform_", "aten::normal")
 SEED_ELEMS = 2
+SEED_MAX = 4  # seed draws a call may make; more are torch compute (a kernel draws one seed per call)
 SMALL_WRITE = 8  # elements: a write into a tensor this small is a few elements of an answer (CallReport.small_writes)
 MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
 

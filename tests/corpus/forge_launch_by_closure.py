@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=fill_ static=forbidden_api
+# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=writes static=forbidden_api
 # (Red team 4.) no Triton kernel at all. The launch counter is reached through the closure of the wrapper it puts on
 # InterpretedFunction.run (__closure__[i].cell_contents, the 'counter' cell) and a launch is forged into its
 # counts; the sum is made in Python from .tolist() values and written back element by element with fill_.

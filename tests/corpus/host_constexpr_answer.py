@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=floating-point
+# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=floats static=forbidden_api
 # rt5's constexpr answer (the answer computed in Python, handed to the kernel as a tl.constexpr tuple, the
 # kernel only stores constants) with the .tolist() result bound by a walrus: static_checks._bound_name follows
 # Assign/AnnAssign/containers/fillers, not NamedExpr, so the names are untainted and the comprehension passes.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=floating-point
+# kgb-corpus: task=aten/add.Tensor expect=host_compute evidence=floats
 # (Red team 6.) the answer computed in Python and handed to Triton as *scalar kernel arguments*, eight values
 # per launch: each launch only stores its arguments. Nothing dispatches (the interpreter's own argument copies
 # are excused inside launches), no tensor is made from host data, and host_data counts no launches. On a GPU

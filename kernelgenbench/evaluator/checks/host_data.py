@@ -1,29 +1,29 @@
-"""Host compute on any device: the answer wrapped in a tensor from host values during the call.
+"""Host compute on any device: host values reaching the outputs during the call, through every channel.
 
 An answer computed on the host (numpy operators on a tensor's `__array__`, a Python loop over `.tolist()`,
-Python's `random`) has to come back as a tensor before a kernel can copy it into the output, and every way
-to make a tensor from a list or an array (`torch.tensor`, `as_tensor`, `from_numpy`, `new_tensor`)
-dispatches `aten::lift_fresh`, which the dispatch recorder sizes. Real kernel wrappers build only scalars
-and small tables this way (FlagGems: pointer arrays of a grouped GEMM, a shape vector), so host data as
-large as the largest output is the answer itself. Outputs under `FLOOR_ELEMS` elements are not judged, and
-outputs under `SMALL_OUTPUT` elements (as large as a shape, stride or offset table) are judged by value: the
-evaluator looks for their elements in the host-made data the worker reports (evaluator/host_values.py). Packed into a wider dtype
-(complex pairs, int64 words) the answer has fewer elements but as many bytes: judged by bytes too, for
-outputs of `SMALL_OUTPUT` elements or more.
-
-The other way back is a few elements at a time: host values written into a tensor of a few elements per op
-(`out[i] = v`, `.fill_(v)` or `torch.full((), v, out=...)` on a view, two floats packed in an int64 view, a run
-of equal values), which the dispatch recorder counts from each op's schema (the arguments it writes), inside
-launches too; or read out one per op (`.item()`: aten::_local_scalar_dense). Real wrappers do either a few
-times per call (a zero-init, a size read); a call that does it for a sixteenth of the output's elements or
-more moves the answer through the host. The third way in is the launch itself: host values passed as kernel
-arguments (a float per launch, a constexpr tuple of them); distinct floats for a quarter of the output's
-elements are the answer. And a storage made from
-host values (`torch.UntypedStorage(list)`) dispatches nothing until a tensor is pointed at it with
-`Tensor.set_(storage)`, which real wrappers never do.
+Python's `random`) has to get back into the outputs, and on the CPU path there are three ways that leave
+evidence in the candidate's process:
+- whole, as a tensor made from a list or an array (`torch.tensor`, `as_tensor`, `from_numpy`, `new_tensor`
+  all dispatch `aten::lift_fresh`, which the dispatch recorder sizes in elements and bytes). Real wrappers
+  build only scalars and small tables this way (FlagGems: pointer arrays of a grouped GEMM, a shape vector),
+  so host data as large as the largest output is the answer itself; packed into a wider dtype (complex
+  pairs, int64 words) it has fewer elements but as many bytes. Outputs under `SMALL_OUTPUT` elements, as
+  large as a shape, stride or offset table, are judged by value instead: the evaluator looks their elements
+  up in the host-made bytes the worker reports (evaluator/host_values.py), and floating-point host data as
+  large as the output counts (honest tables are integers). A random op's answer is a bit per element.
+- a few elements at a time: writes into tensors of at most SMALL_WRITE elements (`out[i] = v`, `.fill_(v)`
+  or `torch.full((), v, out=...)` on a view, two floats in an int64 view, a run of equal values), counted by
+  the dispatch recorder from each op's schema, inside launches too; a sixteenth of the output's elements is
+  far more than any wrapper writes so (a zero-init).
+- as kernel arguments: distinct floats among the launches' scalars and constexpr tuples; a kernel takes a
+  few, the same in every launch, so a quarter of the output's elements is the answer.
+Each channel counts as its share of its own threshold and the shares add up, so an answer split across them
+is still the answer. Also host_compute: a tensor pointed at a raw storage (`Tensor.set_(storage)`: a storage
+made from a list, `torch.UntypedStorage(list)`, dispatches nothing until then), and the inputs read out one
+element per op (`.item()`) for a sixteenth of the output. Outputs under `FLOOR_ELEMS` elements are not judged.
 
 This is the CPU path's evidence for host compute that dispatches no compute op; it does not see results
-written through a numpy view of the output, which the static checks refuse by spelling.
+written with no op at all (through a numpy view of the output), which the static checks refuse by spelling.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from __future__ import annotations
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
-from kernelgenbench.evaluator.host_values import SMALL_OUTPUT, kept_bytes
+from kernelgenbench.evaluator.host_values import SMALL_OUTPUT, float_elements, kept_bytes
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import SMALL_WRITE, CallReport
 
@@ -59,47 +59,46 @@ def largest_output(task: Task, report: CallReport, part: int = 0) -> int:
 
 
 def judge(task: Task, report: CallReport) -> str | None:
-    """Host-made tensor data, and element-by-element writes and reads, against the largest output's."""
+    """Host values reaching the outputs through every channel together, against the largest output; a storage
+    pointed at; element-by-element reads."""
     largest = largest_output(task, report)
     if largest < FLOOR_ELEMS:
         return None
-    return _wrapped(task, report, largest) or _one_by_one(report, largest)
-
-
-def _wrapped(task: Task, report: CallReport, largest: int) -> str | None:
-    """The answer made into a tensor whole: from a list or an array, or a storage pointed at."""
-    if largest < SMALL_OUTPUT:  # as small as a shape or offset table: judged by the values found in it
-        if report.host_matched >= max(FLOOR_ELEMS // 2, largest // 2):
-            return (f"{report.host_matched} elements of a small output ({largest}) hold values made from host data "
-                    f"during the call (torch.tensor of a list, ...): computed on the host")
-        if report.host_built >= largest and report.host_built_bytes > kept_bytes(report.host_made):
-            return (f"{report.host_built_bytes} bytes of tensor data were made from host values during the call, more "
-                    f"than can be looked into, for an output of {largest} elements: computed on the host")
-    elif report.host_built >= largest:
-        return (f"{report.host_built} elements of tensor data were made from host values (a list or a numpy array: "
-                f"torch.tensor, as_tensor, from_numpy) during the call, the largest output has {largest}: "
-                f"computed on the host")
-    nbytes = largest_output(task, report, 1)
-    if largest >= SMALL_OUTPUT and report.host_built_bytes >= nbytes:
-        return (f"{report.host_built_bytes} bytes of tensor data were made from host values during the call (in "
-                f"{report.host_built} elements of a wider dtype), the largest output has {nbytes}: computed on the host")
-    if report.launch_floats >= max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE):
-        return (f"{report.launch_floats} distinct floating-point values were passed as Triton kernel arguments "
-                f"during the call (scalars or constexpr tuples), the largest output has {largest}: computed on the host")
     repointed = sorted(op for op in report.ops if op.startswith(_SET_STORAGE))
     if repointed:
         return (f"{repointed[0]} during the call: a tensor pointed at a raw storage (one built from host values, "
                 f"torch.UntypedStorage(list), is no tensor op): computed on the host")
-    return None
+    shares = _shares(task, report, largest)
+    if sum(share for share, _ in shares) >= 1:
+        used = "; ".join(what for share, what in shares if share > 0)
+        return (f"host values reached the outputs during the call ({used}), together as much as the answer "
+                f"(the largest output has {largest} elements): computed on the host")
+    return _read_out(report, largest)
 
 
-def _one_by_one(report: CallReport, largest: int) -> str | None:
-    """The answer written back, or the inputs read out, a few elements per op."""
+def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, str]]:
+    """Each channel's share of the answer, 1 at the amount that alone is the answer (an attacker splitting the
+    answer across channels still adds up to 1)."""
+    nbytes = largest_output(task, report, 1)
+    if largest < SMALL_OUTPUT:  # as small as a shape or offset table: judged by the values found in it
+        overflow = report.host_built >= largest and report.host_built_bytes > kept_bytes(report.host_made)
+        whole = max(report.host_matched / max(FLOOR_ELEMS // 2, largest // 2),
+                    float_elements(report.host_made) / largest, 1.0 if overflow else 0.0)
+    else:
+        whole = max(report.host_built / largest, report.host_built_bytes / nbytes)
+    if task.semantics == "random":  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64
+        whole = max(whole, 8 * report.host_built_bytes / largest)
+    floats = report.launch_floats / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
+    writes = report.small_writes / max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE)
+    return [(whole, f"tensors made from host values: {report.host_built} elements, {report.host_built_bytes} bytes"
+                    + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
+            (floats, f"{report.launch_floats} distinct floats passed as Triton kernel arguments"),
+            (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
+
+
+def _read_out(report: CallReport, largest: int) -> str | None:
+    """The inputs read out to the host one element per op."""
     reads = sum(n for op, n in report.ops.items() if op.split(".")[0] in _ELEMENT_READS)
-    if report.small_writes >= max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE):
-        return (f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements during the call (fill_, "
-                f"copy_, full(out=) on a view of a few elements), the largest output has {largest}: the answer moved "
-                f"through the host a few elements at a time")
     if reads >= max(2 * FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE):
         return (f"{reads} .item() reads during the call, the largest output has {largest} elements: the data moved "
                 f"through the host one element at a time")
@@ -112,5 +111,6 @@ CHECK = Check(
     corpus=("host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop", "host_fill_elementwise",
             "host_small_output", "host_complex_pack", "host_tensor_in_launch", "host_untyped_storage",
             "forge_launch_by_closure", "host_full_out_writeback", "host_int64_pack", "host_bernoulli_runs",
-            "host_launch_arguments", "host_fill_in_launch", "host_constexpr_answer"),
+            "host_launch_arguments", "host_fill_in_launch", "host_constexpr_answer", "host_small_negated",
+            "host_split_channels", "host_bernoulli_bitpack"),
 )
