@@ -129,7 +129,7 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
     spent compiling or loading its Triton kernels), 'judge', 'resend'.
     """
     cfg = ctx.config
-    ref_fn = ctx.reference(task)
+    mutable = {p.name for p in task.mutable_params}
     stats: dict[str, float] = {}
     last_args: dict[str, Any] = {}
     last_ref: Any = None
@@ -141,10 +141,7 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
         try:
             with phase(phases, "reference"):
                 args = round_inputs(task, w, seed=seed, device=device)
-                ref_args = clone_tree(args)
-                torch.manual_seed(seed)
-                pos, kw = split_call_args(task, ref_args)
-                ref_ret = ref_fn(*pos, **kw)
+                ref_ret, ref_args = _reference(ctx, task, args, seed)
         except Exception as exc:  # noqa: BLE001 - a broken record fails its task, never the run
             return WorkloadResult(**base, status=Status.REFERENCE_ERROR, rounds=r,
                                   evidence=f"the reference or input generator failed (record problem): {exc!r}"[:1500]), {}, None
@@ -154,8 +151,10 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
             return WorkloadResult(**base, status=no_reply_status(reply), rounds=r + 1, log_excerpt=reply.log_tail,
                                   evidence=f"round {r} (seed {seed}): {reply.evidence}"), {}, None
         verdict, s, cand_out = _judge_round(task, worker, reply, device, ref_ret, ref_args, args, written, phases)
+        # Speed of light counts what the call produced: the returns and the arguments written in place.
+        produced = written_outputs(ref_ret, ref_args, mutable)
         if verdict.passed and r == rounds - 1 and task.semantics == "random" and w.purpose == "correctness":
-            verdict = _draws_again(ctx, task, w, worker, seed, clone_tree(cand_out), device, phases)
+            verdict = _draws_again(ctx, task, w, worker, (seed, args, produced), clone_tree(cand_out), device, phases)
         profile = reply.report.profile
         kernels = [k.to_dict() for k in profile.kernels] if profile.available else None
         for k, x in s.items():
@@ -171,28 +170,31 @@ def _check_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, w
                                   evidence=f"round {r} (seed {seed}): {verdict.evidence}{note}",
                                   max_abs_err=stats.get("max_abs_err"), max_rel_err=stats.get("max_rel_err"),
                                   log_excerpt=worker.log_tail(), kernels=kernels), {}, None
-        # Speed of light counts what the call produced: the returns and the arguments written in place.
-        last_args = args
-        last_ref = written_outputs(ref_ret, ref_args, {p.name for p in task.mutable_params})
+        last_args, last_ref = args, produced
     result = WorkloadResult(**base, status=Status.PASSED, rounds=rounds, max_abs_err=stats.get("max_abs_err"),
                             max_rel_err=stats.get("max_rel_err"), kernels=kernels)
     return result, last_args, last_ref
 
 
-def _draws_again(ctx: RunContext, task: Task, w: Workload, worker: Worker, seed: int, first: Any, device: str,
-                 phases: dict[str, float]) -> Verdict:
-    """A random op called again on the same inputs must draw again: the same output twice is a fixed seed or
-    a function of the input values (`self < p` on uniform inputs has the right distribution), not a sampler.
-    Judged only where two reference draws differ (p = 0 or 1 draws the same every time)."""
-    args = round_inputs(task, w, seed=seed, device=device)
-    refs = []
-    mutable = [p.name for p in task.mutable_params]
-    for salt in (0, 1):
-        torch.manual_seed(seed ^ salt)
-        ref_args = clone_tree(args)
-        pos, kw = split_call_args(task, ref_args)
-        refs.append(_large_leaves([ctx.reference(task)(*pos, **kw), [ref_args[m] for m in mutable if m in ref_args]]))
-    if not refs[0] or all(torch.equal(a, b) for a, b in zip(*refs, strict=True)):
+def _reference(ctx: RunContext, task: Task, args: dict[str, Any], seed: int) -> tuple[Any, dict[str, Any]]:
+    """The reference run on clones of `args` under torch seed `seed`: what it returned, and its arguments as it
+    left them (the ones it writes written)."""
+    ref_args = clone_tree(args)
+    torch.manual_seed(seed)
+    pos, kw = split_call_args(task, ref_args)
+    return ctx.reference(task)(*pos, **kw), ref_args
+
+
+def _draws_again(ctx: RunContext, task: Task, w: Workload, worker: Worker, last: tuple[int, dict[str, Any], Any],
+                 first: Any, device: str, phases: dict[str, float]) -> Verdict:
+    """A random op called again on the last round's inputs must draw again: the same output twice is a fixed
+    seed or a function of the input values (`self < p` on uniform inputs has the right distribution), not a
+    sampler. `last`: the round's seed, inputs and reference outputs; `first`: the candidate's outputs. Judged
+    only where a second reference draw differs from the round's (p = 0 or 1 draws the same every time)."""
+    seed, args, produced = last
+    ret, ref_args = _reference(ctx, task, args, seed ^ 1)
+    drawn = _large_leaves(produced)
+    if not drawn or _same_draw(drawn, _large_leaves(written_outputs(ret, ref_args, {p.name for p in task.mutable_params}))):
         return PASS
     reply, _ = _call_round(ctx.config, w, worker, args, seed, phases)
     if reply.kind in NO_REPLY:
@@ -202,11 +204,15 @@ def _draws_again(ctx: RunContext, task: Task, w: Workload, worker: Worker, seed:
     except Exception:  # noqa: BLE001 - nothing readable came back: not the same draw, and not a verdict either
         return PASS
     before = _large_leaves(first)
-    if before and len(before) == len(again) and all(torch.equal(a, b) for a, b in zip(before, again, strict=True)):
+    if before and _same_draw(before, again):
         return Verdict(Status.INCORRECT_NUMERICS,
                        "called twice on the same inputs, the random op gave the same draw twice (a fixed seed, or "
                        "a function of the input values): a sampler draws anew on every call")
     return PASS
+
+
+def _same_draw(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
+    return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _large_leaves(value: Any) -> list[torch.Tensor]:
