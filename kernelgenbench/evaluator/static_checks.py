@@ -283,10 +283,8 @@ class _Source:
         """A standard-library path's last name on an object that no dotted path names (a subscript, a call)."""
         if _dotted(node, self.aliases) is not None:
             return None
-        for tail, why in self.tails.items():
-            if node.attr == tail or (tail.endswith("*") and node.attr.startswith(tail[:-1])):
-                return self.at(node, f".{node.attr} (on {ast.unparse(node.value)[:40]}): {why}")
-        return None
+        why = self.tails.get(node.attr)
+        return self.at(node, f".{node.attr} (on {ast.unparse(node.value)[:40]}): {why}") if why else None
 
     def _hidden_names(self, node: ast.AST) -> str | None:
         """Attribute lookups that hide their name: getattr as a value, __getattribute__ with a computed

@@ -110,7 +110,7 @@ class DispatchRecorder(TorchDispatchMode):
             self._note("", SMALL, 1)
         if name in _FROM_HOST:
             made = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-            elems, nbytes = sum(t.numel() for t in made), sum(t.numel() * t.element_size() for t in made)
+            elems, nbytes = sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made)
             self.host_built += elems
             self.host_bytes += nbytes
             self._note("", HOST, elems)
@@ -150,7 +150,7 @@ class DispatchRecorder(TorchDispatchMode):
         if not written:
             return False
         values = [args[i] if isinstance(i, int) and i < len(args) else (kwargs or {}).get(n) for i, n in written]
-        return any(isinstance(v, torch.Tensor) and v.numel() <= SMALL_WRITE for v in values)
+        return any(isinstance(v, torch.Tensor) and _T_NUMEL(v) <= SMALL_WRITE for v in values)
 
     def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0

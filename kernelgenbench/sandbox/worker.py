@@ -208,9 +208,11 @@ def _watched() -> dict[str, tuple[Any, str]]:
 _MUTABLE_DATA = frozenset({"_LOADED"})
 
 
-def _is_data(name: str, value: Any) -> bool:
-    return not (callable(value) or isinstance(value, types.ModuleType) or name.startswith("__")
-                or name in _MUTABLE_DATA)
+def _is_data(owner: Any, name: str, value: Any) -> bool:
+    """A data global of one of the evaluator's own modules (torch's module flags change as modes enter and exit)."""
+    return (isinstance(owner, types.ModuleType) and owner.__name__.startswith("kernelgenbench.")
+            and not (callable(value) or isinstance(value, types.ModuleType) or name.startswith("__")
+                     or name in _MUTABLE_DATA))
 
 
 def _ids(value: Any) -> tuple[int, ...]:
@@ -227,9 +229,8 @@ def _ids(value: Any) -> tuple[int, ...]:
 def _module_watched(modname: str, mod: types.ModuleType) -> dict[str, tuple[Any, str]]:
     """A guarded module's functions and classes (their methods too) and, for the evaluator's own, its data."""
     pairs: dict[str, tuple[Any, str]] = {}
-    own = modname.startswith("kernelgenbench.")  # torch's own module flags change as modes enter and exit
     for n, v in vars(mod).items():
-        if own and _is_data(n, v):  # constants and state the recorders read (a name set, a pattern, a flag)
+        if _is_data(mod, n, v):  # constants and state the recorders read (a name set, a pattern, a flag)
             pairs[f"{modname}.{n}"] = (mod, n)
         elif callable(v) and getattr(v, "__module__", None) == modname:
             pairs[f"{modname}.{n}"] = (mod, n)
@@ -281,8 +282,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     known = frozenset(modules)
     _getattr, _zip, _any, ids = getattr, zip, any, _ids
     held = tuple((k, owner, n, ids(_getattr(owner, n, None))) for k, (owner, n) in watched.items()
-                 if isinstance(owner, types.ModuleType) and owner.__name__.startswith("kernelgenbench.")
-                 and _is_data(n, _getattr(owner, n, None)))
+                 if _is_data(owner, n, _getattr(owner, n, None)))
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
         """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
