@@ -39,17 +39,25 @@ def _words(t: torch.Tensor) -> list[bytes]:
     return [raw[i:i + k] for i in range(0, len(raw), k)]
 
 
-def _host_words(made: Iterable[HostMade], like: torch.Tensor) -> set[bytes]:
+def _decoded(made: Iterable[HostMade]) -> list[tuple[torch.dtype | None, bytes]]:
+    """Each host-made tensor's dtype (None: not one torch knows, or its bytes are no whole number of elements)
+    and bytes."""
+    out = []
+    for h in made:
+        raw, dtype = base64.b64decode(h.data), getattr(torch, h.dtype, None)
+        whole = isinstance(dtype, torch.dtype) and len(raw) % torch.empty(0, dtype=dtype).element_size() == 0
+        out.append((dtype if whole else None, raw))
+    return out
+
+
+def _host_words(made: list[tuple[torch.dtype | None, bytes]], like: torch.Tensor) -> set[bytes]:
     """Every word of `like`'s width in the host-made data: raw, and each value cast to `like`'s dtype."""
     k, out = like.element_size(), set()
-    for h in made:
-        raw = base64.b64decode(h.data)
+    for dtype, raw in made:
         out |= {raw[i:i + k] for i in range(0, len(raw) - k + 1, k)}
-        dtype = getattr(torch, h.dtype, None)
-        if isinstance(dtype, torch.dtype) and raw and len(raw) % torch.empty(0, dtype=dtype).element_size() == 0:
-            values = torch.frombuffer(bytearray(raw), dtype=dtype)
+        if dtype is not None and raw:
             try:
-                out |= set(_words(values.to(like.dtype)))
+                out |= set(_words(torch.frombuffer(bytearray(raw), dtype=dtype).to(like.dtype)))
             except (RuntimeError, TypeError):  # no cast between these dtypes: the raw words stand
                 pass
     return out
@@ -58,27 +66,23 @@ def _host_words(made: Iterable[HostMade], like: torch.Tensor) -> set[bytes]:
 def matched(made: tuple[HostMade, ...], outputs: Any) -> int:
     """Of the small outputs (returns and written arguments), the most non-zero elements one holds that occur
     in the host-made data; 0 when there is none to compare."""
-    best = 0
-    for out in _tensors(outputs):
-        if not made or not 0 < out.numel() < SMALL_OUTPUT:
-            continue
-        found = _host_words(made, out)
-        zero = bytes(out.element_size())
+    small = [t for t in _tensors(outputs) if 0 < t.numel() < SMALL_OUTPUT]
+    if not made or not small:
+        return 0
+    decoded, best = _decoded(made), 0
+    for out in small:
+        found, zero = _host_words(decoded, out), bytes(out.element_size())
         best = max(best, sum(w != zero and w in found for w in _words(out)))
     return best
 
 
 def kept_bytes(made: tuple[HostMade, ...]) -> int:
     """How many bytes of host-made data the report carries (the rest did not fit and cannot be looked into)."""
-    return sum(len(base64.b64decode(h.data)) for h in made)
+    return sum(len(raw) for _, raw in _decoded(made))
 
 
 def float_elements(made: tuple[HostMade, ...]) -> int:
     """Elements of floating-point host-made data: a small output's answer transformed on the way (negated, in
     float64) matches no value, yet honest tables for small outputs are integers (shapes, strides, offsets)."""
-    out = 0
-    for h in made:
-        dtype = getattr(torch, h.dtype, None)
-        if isinstance(dtype, torch.dtype) and (dtype.is_floating_point or dtype.is_complex):
-            out += len(base64.b64decode(h.data)) // torch.empty(0, dtype=dtype).element_size()
-    return out
+    return sum(len(raw) // torch.empty(0, dtype=dtype).element_size() for dtype, raw in _decoded(made)
+               if dtype is not None and (dtype.is_floating_point or dtype.is_complex))
