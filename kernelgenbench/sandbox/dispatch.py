@@ -29,7 +29,7 @@ from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_MA
 
 _MASK = (1 << 64) - 1
 # the `note` kinds for host-made tensor elements and bytes, small writes, and host-made tensors kept
-HOST, HOST_BYTES, SMALL, KEPT, SEED = -2, -3, -4, -5, -6
+HOST, HOST_BYTES, SMALL, KEPT, SEED, UNSEEN = -2, -3, -4, -5, -6, -7
 _BASE = torch._C.TensorBase  # its methods, not torch.Tensor's (a candidate may replace those)
 _T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.data_ptr
 _T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
@@ -55,6 +55,11 @@ def _written_args(func: Any) -> tuple[tuple[int | None, str], ...]:
     return tuple(out)
 
 
+def _written_values(func: Any, args: tuple, kwargs: Mapping | None) -> list[Any]:
+    """The arguments an op's schema says it writes, as passed."""
+    return [args[i] if isinstance(i, int) and i < len(args) else (kwargs or {}).get(n) for i, n in _written_args(func)]
+
+
 def _holds_tensor(tree: Any) -> bool:
     return any(isinstance(x, torch.Tensor) for x in tree_leaves(tree))
 
@@ -64,9 +69,10 @@ class DispatchRecorder(TorchDispatchMode):
 
     `note(name, in_launch)` hears every op, `note("", -1)` every pause (one per launch),
     `note("", HOST, elements)`, `note("", HOST_BYTES, bytes)` every tensor made from host data, and
-    `note("", SMALL, 1)` every small write."""
+    `note("", SMALL, 1)` every small write, `note("", UNSEEN, 1)` every storage the write ledger found
+    written with no op or launch (sandbox/ledger.py; given one, it is checked around every op and launch)."""
 
-    def __init__(self, note: Callable[..., None] = _no_note) -> None:
+    def __init__(self, note: Callable[..., None] = _no_note, ledger: Any = None) -> None:
         super().__init__()
         self.ops: Counter[str] = Counter()
         self.views: set[str] = set()
@@ -76,6 +82,8 @@ class DispatchRecorder(TorchDispatchMode):
         self.small_writes = 0  # ops that wrote into a tensor of at most SMALL_WRITE elements (see _small_write)
         self.host_made: list[tuple[str, bytes]] = []  # (dtype, bytes) of host-made tensors, HOST_KEEP_BYTES in all
         self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
+        self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
+        self._ledger = ledger
         self._kept = 0
         self._paused = 0
         self._note = note
@@ -102,7 +110,13 @@ class DispatchRecorder(TorchDispatchMode):
             self._count(func, name)
             return out
         self._count(func, name)
+        # A view reads and writes no data; inside a launch the launch is the writer (launch_starts/_ends).
+        ledger = None if self._paused or getattr(func, "is_view", False) else self._ledger
+        if ledger is not None:
+            self.took_host(ledger.check(tree_leaves((args, kwargs))))
         out = func(*args, **(kwargs or {}))
+        if ledger is not None:
+            ledger.record([*tree_leaves(out), *_written_values(func, args, kwargs)])
         if name.startswith(SEED_OPS) and not self._paused:
             self._seed(name, [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)])
         if self._small_write(func, name, args, kwargs):
@@ -132,12 +146,45 @@ class DispatchRecorder(TorchDispatchMode):
         while they fit the budget."""
         for t in made:
             nbytes = _T_NUMEL(t) * _T_ELEMENT_SIZE(t)
-            if _T_DEVICE(t).type != "cpu" or not _T_CONTIGUOUS(t) or self._kept + nbytes > HOST_KEEP_BYTES:
+            if _T_DEVICE(t).type != "cpu" or not _T_CONTIGUOUS(t):
                 continue
-            kept = (str(t.dtype).removeprefix("torch."), ctypes.string_at(_T_DATA_PTR(t), nbytes) if nbytes else b"")
-            self.host_made.append(kept)
-            self._kept += nbytes
-            self._note("", KEPT, 1, kept)
+            self._keep_bytes(str(t.dtype).removeprefix("torch."), ctypes.string_at(_T_DATA_PTR(t), nbytes) if nbytes else b"")
+
+    def _keep_bytes(self, dtype: str, data: bytes) -> None:
+        if self._kept + len(data) > HOST_KEEP_BYTES:
+            return
+        kept = (dtype, data)
+        self.host_made.append(kept)
+        self._kept += len(data)
+        self._note("", KEPT, 1, kept)
+
+    def took_host(self, found: list[Any]) -> None:
+        """Storages the write ledger found written with no op or launch (`ledger.Found`): host-made data."""
+        for f in found:
+            self.unseen += 1
+            self.host_built += f.elements
+            self.host_bytes += f.nbytes
+            self._note("", UNSEEN, 1)
+            self._note("", HOST, f.elements)
+            self._note("", HOST_BYTES, f.nbytes)
+            if f.data is not None:
+                self._keep_bytes(f.dtype, f.data)
+
+    def launch_starts(self, values: list[Any]) -> None:
+        """Before a Triton launch (given its arguments): every storage written with no op since its last writer."""
+        if self._ledger is not None:
+            self.took_host(self._ledger.check_all() + self._ledger.check(values))
+
+    def launch_ends(self, values: list[Any]) -> None:
+        """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table."""
+        if self._ledger is not None:
+            self._ledger.record(values)
+            self._ledger.refresh()
+
+    def closing(self, values: list[Any]) -> None:
+        """At the call's end (given its outputs and arguments): every storage written with no op since."""
+        if self._ledger is not None:
+            self.took_host(self._ledger.check_all() + self._ledger.check(values))
 
     def _small_write(self, func: Any, name: str, args: tuple, kwargs: Mapping | None) -> bool:
         """Whether the op wrote into a tensor of at most SMALL_WRITE elements (`out[i] = v`, `.fill_(v)` on a
@@ -146,11 +193,7 @@ class DispatchRecorder(TorchDispatchMode):
         aten::set_) are not counted."""
         if self._paused and name.startswith(("aten::copy_", "aten::set_")):
             return False
-        written = _written_args(func)
-        if not written:
-            return False
-        values = [args[i] if isinstance(i, int) and i < len(args) else (kwargs or {}).get(n) for i, n in written]
-        return any(isinstance(v, torch.Tensor) and _T_NUMEL(v) <= SMALL_WRITE for v in values)
+        return any(isinstance(v, torch.Tensor) and _T_NUMEL(v) <= SMALL_WRITE for v in _written_values(func, args, kwargs))
 
     def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0
@@ -163,11 +206,12 @@ class DispatchRecorder(TorchDispatchMode):
                 self.views.add(name)
 
 
-def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Callable[[], bool]]:
-    """A fresh recorder, the check of its integrity after the call given the launches counted (marks; []
-    when intact), and whether it is on top of the dispatch mode stack now (ask at the end of the call)."""
+def sealed_recorder(ledger: Any = None) -> tuple[DispatchRecorder, Callable[[int], list[str]], Callable[[], bool]]:
+    """A fresh recorder (with the worker's write ledger, if given), the check of its integrity after the call
+    given the launches counted (marks; [] when intact), and whether it is on top of the dispatch mode stack
+    now (ask at the end of the call)."""
     key, acc, pauses = secrets.randbits(64), 0, 0
-    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0, KEPT: 0, SEED: 0}
+    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0, KEPT: 0, SEED: 0, UNSEEN: 0}
     _hash, _len, _at = hash, torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 
     def note(name: str, in_launch: int, n: int = 0, kept: Any = None) -> None:
@@ -181,7 +225,7 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         else:
             acc = (acc + _hash((key, in_launch, name))) & _MASK
 
-    rec = DispatchRecorder(note)
+    rec = DispatchRecorder(note, ledger)
     ops, in_launch, keys, cls = rec.ops, rec.in_launch, frozenset(rec.__dict__), DispatchRecorder
 
     def on_top() -> bool:
@@ -192,16 +236,17 @@ def sealed_recorder() -> tuple[DispatchRecorder, Callable[[int], list[str]], Cal
         marks = []
         state = rec.__dict__
         if (state.get("_note") is not note or state.get("ops") is not ops or state.get("in_launch") is not in_launch
-                or frozenset(state) != keys or type(rec) is not cls):
+                or state.get("_ledger") is not ledger or frozenset(state) != keys or type(rec) is not cls):
             marks.append("the dispatch recorder's state was replaced during the call")
         total = 0
         for where, counts in ((0, ops), (1, in_launch)):
             for name, n in dict.items(counts):
                 total = (total + n * _hash((key, where, name))) & _MASK
         tallies = (state.get("host_built"), state.get("host_bytes"), state.get("small_writes"),
-                   sum(dict.values(state.get("seed_draws") or {})))
+                   sum(dict.values(state.get("seed_draws") or {})), state.get("unseen"))
         kept = sum(_hash((key, k)) for k in state.get("host_made") or ()) & _MASK
-        if total != acc or tallies != (host[HOST], host[HOST_BYTES], host[SMALL], host[SEED]) or kept != host[KEPT]:
+        if total != acc or tallies != (host[HOST], host[HOST_BYTES], host[SMALL], host[SEED], host[UNSEEN]) \
+                or kept != host[KEPT]:
             marks.append("the dispatch recorder's counts were changed (cleared, reset or edited) during the call")
         if rec.__dict__.get("_paused"):
             marks.append("the dispatch recorder was left paused after the call")

@@ -168,9 +168,11 @@ class LaunchCounter:
         _LOADED.add(name)
 
     @contextlib.contextmanager
-    def _launching(self) -> Iterator[None]:
+    def _launching(self, args: tuple, kwargs: dict[str, Any]) -> Iterator[None]:
         rec = self.recorder
+        values = [*args, *kwargs.values()]
         if rec is not None:
+            rec.launch_starts(values)
             rec.paused += 1
         self.ranges += 1
         try:
@@ -179,6 +181,7 @@ class LaunchCounter:
         finally:
             if rec is not None:
                 rec.paused -= 1
+                rec.launch_ends(values)
 
     def _wrap_run(self, run: Any, *, count: bool) -> Any:
         counter = self
@@ -192,7 +195,7 @@ class LaunchCounter:
             counter.note_arguments(args, kwargs)
             before, t0 = _compiled(kernel), time.perf_counter()
             try:
-                with counter._launching():
+                with counter._launching(args, kwargs):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 if _compiled(kernel) > before:
@@ -209,7 +212,7 @@ class LaunchCounter:
 
             def ranged_runner(*args: Any, **kwargs: Any) -> Any:
                 counter.note_arguments(args, kwargs)
-                with counter._launching():
+                with counter._launching(args, kwargs):
                     return runner(*args, **kwargs)
 
             return ranged_runner

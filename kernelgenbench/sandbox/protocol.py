@@ -214,6 +214,9 @@ class CallReport(Message):
     launch_floats: int = 0  # distinct floating-point values among the arguments of the call's Triton launches
     seed_draws: dict[str, int] = field(default_factory=dict)  # random ops of at most SEED_ELEMS elements
     host_made: tuple[HostMade, ...] = ()  # the first HOST_KEEP_BYTES of host-made tensor data, whole tensors
+    # CPU storages written with no op or launch, or on memory torch did not allocate (sandbox/ledger.py);
+    # their elements and bytes are in host_built and host_built_bytes, their data in host_made.
+    unseen_writes: int = 0
     # Set by the evaluator from the outputs (evaluator/host_values.py), never taken from the worker: how many
     # elements of the small outputs hold values found in `host_made`.
     host_matched: int = 0

@@ -139,7 +139,8 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.evaluator.transfer", "kernelgenbench.sandbox.launches",
                     "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
                     "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
-                    "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "torch.utils._python_dispatch")
+                    "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "kernelgenbench.sandbox.ledger",
+                    "torch.utils._python_dispatch")
 
 
 # The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
@@ -538,7 +539,7 @@ class _Bound:
     name again, so a replaced sys.modules entry or module attribute does not reach it (a replaced `__code__`
     does, and the tamper check, run as soon as the candidate's call returns, reports it)."""
 
-    sealed_recorder: Callable[[], tuple[Any, Callable[[int], list[str]], Callable[[], bool]]]
+    sealed_recorder: Callable[..., tuple[Any, Callable[[int], list[str]], Callable[[], bool]]]
     launch_counter: type
     split_call_args: Callable[..., Any]
     round_inputs: Callable[..., Any]
@@ -552,6 +553,7 @@ class _Bound:
     session: type  # sandbox/activity.py's Session: one profiler session per call
     loaded_kernels: Callable[[], frozenset[str]]  # kernels Triton loaded in this process
     hooks: Any  # sandbox/hooks.py's InterpreterHooks: closed around every call (installed in the worker only)
+    ledger: Any  # sandbox/ledger.py's WriteLedger: CPU storages' digests, kept for the worker's life
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -563,10 +565,11 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.sandbox.dispatch import sealed_recorder
     from kernelgenbench.sandbox.hooks import InterpreterHooks
     from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
+    from kernelgenbench.sandbox.ledger import WriteLedger
 
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks())
+               loaded_kernels, InterpreterHooks(), WriteLedger())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -599,14 +602,18 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     the evaluator's functions, the recorder's integrity and its place on the mode stack.
     """
     storages: dict[int, str] = {}
+    inputs = []
     for name, v in args.items():
         for t in _flatten(v):
+            inputs.append(t)
             if _type(t) is _TENSOR and _T_NUMEL(t):
                 storages.setdefault(_S_DATA_PTR(_T_STORAGE(t)), name)
     modes_before = (_FN_MODES(), _DISPATCH_MODES())
     handed = _handed(task, args)
     pos, kw = b.split_call_args(task, args)
-    rec, sealed, on_top = b.sealed_recorder()
+    b.ledger.refresh()  # what ran between calls (timed calls, the evaluator's refill) is no call's
+    b.ledger.record(inputs)
+    rec, sealed, on_top = b.sealed_recorder(b.ledger)
     counter = b.launch_counter(rec)
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -626,6 +633,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                         + ([] if on_top() else [_OFF_STACK])
             _sync(device)
             elapsed = b.perf_counter() - t0
+            rec.closing(_flatten(ret) + inputs)
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -641,7 +649,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
 def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
     """What host values went into tensors and launches, as CallReport fields."""
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
-            "launch_floats": len(counter.floats), "seed_draws": dict(rec.seed_draws),
+            "launch_floats": len(counter.floats), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
             "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}
 
 
@@ -873,6 +881,7 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
                                   message=str(exc)[:500], traceback=_trace(exc)))
         return None
     s.activity.armed = False
+    s.b.ledger.adopt_live()  # tables made at import are no call's host data
     # A library may install hooks at import (a signal handler): they are put back, and only a refused audit hook
     # or record_function switch-off is evidence here.
     refused = [m for m in s.b.hooks.close() if "refused" in m]

@@ -22,8 +22,10 @@ is still the answer. Also host_compute: a tensor pointed at a raw storage (`Tens
 made from a list, `torch.UntypedStorage(list)`, dispatches nothing until then), and the inputs read out one
 element per op (`.item()`) for a sixteenth of the output. Outputs under `FLOOR_ELEMS` elements are not judged.
 
-This is the CPU path's evidence for host compute that dispatches no compute op; it does not see results
-written with no op at all (through a numpy view of the output), which the static checks refuse by spelling.
+Results written with no op at all (a numpy view of the output, ctypes, `Tensor.map_`, a tensor on a Python
+buffer copied in by a launch) reach the first channel through the worker's write ledger (sandbox/ledger.py):
+a CPU storage whose bytes changed with no op or launch since its last writer, or one on memory torch did not
+allocate, counts as a tensor made from host values.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
+from kernelgenbench.evaluator.checks.profiled_ops import judge as profiled_compute
 from kernelgenbench.evaluator.host_values import SMALL_OUTPUT, float_elements, kept_bytes
 from kernelgenbench.evaluator.status import Status
 from kernelgenbench.sandbox.protocol import SMALL_WRITE, CallReport
@@ -64,6 +67,8 @@ def judge(task: Task, report: CallReport) -> str | None:
     largest = largest_output(task, report)
     if largest < FLOOR_ELEMS:
         return None
+    if report.unseen_writes and profiled_compute(task, report):
+        return None  # the memory was written by a native op the profiler saw (a composite's body): torch's work
     repointed = sorted(op for op in report.ops if op.startswith(_SET_STORAGE))
     if repointed:
         return (f"{repointed[0]} during the call: a tensor pointed at a raw storage (one built from host values, "
@@ -90,8 +95,10 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
         whole = max(whole, 8 * report.host_built_bytes / largest)
     floats = report.launch_floats / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
     writes = report.small_writes / max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE)
+    unseen = (f" ({report.unseen_writes} written with no op or launch, or on memory torch did not allocate)"
+              if report.unseen_writes else "")
     return [(whole, f"tensors made from host values: {report.host_built} elements, {report.host_built_bytes} bytes"
-                    + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
+                    + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
             (floats, f"{report.launch_floats} distinct floats passed as Triton kernel arguments"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
@@ -112,5 +119,6 @@ CHECK = Check(
             "host_small_output", "host_complex_pack", "host_tensor_in_launch", "host_untyped_storage",
             "forge_launch_by_closure", "host_full_out_writeback", "host_int64_pack", "host_bernoulli_runs",
             "host_launch_arguments", "host_fill_in_launch", "host_constexpr_answer", "host_small_negated",
-            "host_split_channels", "host_bernoulli_bitpack"),
+            "host_split_channels", "host_bernoulli_bitpack", "host_numpy_view_after_launch", "host_memmove_scratch",
+            "host_map_after_launch"),
 )

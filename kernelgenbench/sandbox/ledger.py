@@ -1,0 +1,179 @@
+"""Which writes into CPU tensor memory no op and no launch made (inside the worker).
+
+A host answer can reach an output with nothing dispatched at all: a numpy view of the output, `ctypes.memmove`,
+`Tensor.map_`, `_set_from_file`, or a tensor on memory torch did not allocate (`torch.frombuffer`,
+`from_numpy`) copied in by a Triton launch. The dispatch recorder sees no op for any of them. The ledger keeps
+a keyed digest of every CPU storage the candidate's code touches, taken right after the last writer it can
+name (a dispatched op that writes it or makes it, a Triton launch, the evaluator drawing the inputs), and
+checks it again before every op that reads or writes the storage, around every launch and at the call's end.
+A storage whose bytes changed in between was written by none of them; a storage it never saw whose memory
+torch did not allocate (not resizable: `from_blob` memory) is host data. Both are reported as host-made
+tensors (`DispatchRecorder.took_host`), judged with every other channel by `checks/host_data.py`.
+
+Writes during a launch are the launch's (the interpreter writes its arguments' memory with no op, and a
+kernel may write through a pointer table), so every storage is checked before a launch and digested anew
+after it. The ledger lives as long as the worker: storages made at import are adopted once (`adopt_live`),
+and every one is digested anew at the start of a call (timed calls run without recorders and may rewrite a
+cached workspace). Storages over `FULL_BYTES` are digested on `SAMPLED_PAGES` pages chosen with the key.
+Like every recorder in the candidate's process it can be undone from there (its key and table are reachable
+by walking memory); it makes writes with no op leave a mark.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import gc
+import hashlib
+import random
+import secrets
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+import torch
+
+from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES
+
+FULL_BYTES = 1 << 20  # storages up to this size are digested whole
+PAGE, SAMPLED_PAGES = 4096, 256  # larger ones on this many pages (plus the first and last)
+_BASE, _STORAGE = torch._C.TensorBase, torch._C.StorageBase
+_T_STORAGE, _T_DTYPE = _BASE.untyped_storage, _BASE.__dict__["dtype"].__get__
+_S_PTR, _S_NBYTES, _S_RESIZABLE = _STORAGE.data_ptr, _STORAGE.nbytes, _STORAGE.resizable
+_S_DEVICE = _STORAGE.__dict__["device"].__get__
+_WEAK, _EXPIRED, _FREE = _STORAGE._weak_ref, _STORAGE._expired, _STORAGE._free_weak_ref
+# bound now: a candidate may rebind torch.Tensor (a Parameter's storage is read as a tensor's)
+_TENSOR, _UNTYPED, _PARAMETER = torch.Tensor, torch.UntypedStorage, torch.nn.Parameter
+_issubclass, _type = issubclass, type
+
+
+class WriteLedger:
+    """Keyed digests of CPU storages as their last known writer left them."""
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(32)
+        self._pages_seed = secrets.randbits(64)
+        # data_ptr -> (weak ref, nbytes, digest, dtype of a tensor seen on it)
+        self._table: dict[int, tuple[int, int, bytes, torch.dtype]] = {}
+
+    def record(self, values: Iterable[Any]) -> None:
+        """Digest the CPU storages of these tensors (or storages) as they are now: a known writer just ran."""
+        for ptr, storage, dtype in _storages(values):
+            self._put(ptr, storage, dtype)
+
+    def check(self, values: Iterable[Any]) -> list[Found]:
+        """The storages among `values`' that were written by no known writer since they were digested, or lie
+        on memory torch did not allocate and were never seen; each is digested anew."""
+        found = []
+        for ptr, storage, dtype in _storages(values):
+            if self._changed(ptr, storage):
+                found.append(_found(ptr, _S_NBYTES(storage), dtype))
+            self._put(ptr, storage, dtype)
+        return found
+
+    def check_all(self) -> list[Found]:
+        """Every live storage in the ledger whose bytes changed since it was digested, digested anew; dead ones
+        are dropped."""
+        found = []
+        for ptr, (weak, nbytes, digest, dtype) in list(self._table.items()):
+            if _EXPIRED(weak):
+                self._drop(ptr)
+                continue
+            now = self._digest(ptr, nbytes)
+            if now != digest:
+                found.append(_found(ptr, nbytes, dtype))
+                self._table[ptr] = (weak, nbytes, now, dtype)
+        return found
+
+    def refresh(self) -> None:
+        """Digest every live storage anew (the start of a call: what ran since was not the call's)."""
+        for ptr, (weak, nbytes, _, dtype) in list(self._table.items()):
+            if _EXPIRED(weak):
+                self._drop(ptr)
+            else:
+                self._table[ptr] = (weak, nbytes, self._digest(ptr, nbytes), dtype)
+
+    def adopt_live(self) -> None:
+        """Digest the storage of every CPU tensor alive now (after the import: tables a library made there)."""
+        self.record(o for o in gc.get_objects() if _issubclass(_type(o), _BASE))
+
+    def _changed(self, ptr: int, storage: Any) -> bool:
+        entry = self._table.get(ptr)
+        nbytes = _S_NBYTES(storage)
+        if entry is None or _EXPIRED(entry[0]) or entry[1] != nbytes:
+            return not _S_RESIZABLE(storage)  # first seen: host data only where torch did not allocate it
+        return self._digest(ptr, nbytes) != entry[2]
+
+    def _put(self, ptr: int, storage: Any, dtype: torch.dtype) -> None:
+        entry = self._table.get(ptr)
+        nbytes = _S_NBYTES(storage)
+        if entry is not None and not _EXPIRED(entry[0]):
+            self._table[ptr] = (entry[0], nbytes, self._digest(ptr, nbytes), dtype)
+            return
+        if entry is not None:
+            _FREE(entry[0])
+        self._table[ptr] = (_WEAK(storage), nbytes, self._digest(ptr, nbytes), dtype)
+
+    def _drop(self, ptr: int) -> None:
+        _FREE(self._table.pop(ptr)[0])
+
+    def _digest(self, ptr: int, nbytes: int) -> bytes:
+        h = hashlib.blake2b(key=self._key, digest_size=16)
+        if nbytes <= FULL_BYTES:
+            h.update(_view(ptr, nbytes))
+            return h.digest()
+        for page in _pages(nbytes, self._pages_seed):
+            h.update(_view(ptr + page * PAGE, min(PAGE, nbytes - page * PAGE)))
+        return h.digest()
+
+
+def _view(ptr: int, nbytes: int) -> memoryview:
+    """The bytes at `ptr`, read in place (no op: nothing for any recorder to see)."""
+    return memoryview((ctypes.c_ubyte * nbytes).from_address(ptr)) if nbytes else memoryview(b"")
+
+
+class Found(NamedTuple):
+    """A storage written by no known writer: its bytes read as `dtype` (a tensor seen on it), and a copy of
+    them where they fit HOST_KEEP_BYTES (for the evaluator to look output values up in)."""
+
+    dtype: str
+    nbytes: int
+    elements: int
+    data: bytes | None
+
+
+def _found(ptr: int, nbytes: int, dtype: torch.dtype) -> Found:
+    whole = nbytes - nbytes % dtype.itemsize  # runs no op: the ledger is called while a recorder is on
+    data = bytes(_view(ptr, whole)) if whole <= HOST_KEEP_BYTES else None
+    return Found(str(dtype).removeprefix("torch."), nbytes, whole // dtype.itemsize, data)
+
+
+@functools.lru_cache(maxsize=256)
+def _pages(nbytes: int, seed: int) -> tuple[int, ...]:
+    """The pages a large storage is digested on: the first, the last and SAMPLED_PAGES chosen with the key."""
+    last = (nbytes - 1) // PAGE
+    chosen = random.Random(seed ^ nbytes).sample(range(1, last), min(SAMPLED_PAGES, max(0, last - 1)))
+    return (0, *sorted(chosen), last)
+
+
+def _storages(values: Iterable[Any]) -> list[tuple[int, Any, torch.dtype]]:
+    """(data_ptr, storage, dtype) of each distinct CPU storage with data among plain tensors and storages (a bare
+    storage's dtype: uint8). A subclass is left alone: reading its storage could run its own code."""
+    out, seen = [], set()
+    for v in values:
+        try:
+            if _type(v) is _TENSOR or _type(v) is _PARAMETER:
+                storage, dtype = _T_STORAGE(v), _T_DTYPE(v)
+            elif _type(v) is _UNTYPED:
+                storage, dtype = v, torch.uint8
+            else:
+                continue
+            if _S_DEVICE(storage).type != "cpu":
+                continue
+            ptr, nbytes = _S_PTR(storage), _S_NBYTES(storage)
+        except (RuntimeError, NotImplementedError):  # sparse or wrapper tensors, invalid storages: no memory
+            continue
+        if not ptr or ptr in seen or not nbytes:
+            continue
+        seen.add(ptr)
+        out.append((ptr, storage, dtype))
+    return out

@@ -1,0 +1,62 @@
+"""The write ledger: CPU storages written with no op or launch, or on memory torch did not allocate."""
+
+from __future__ import annotations
+
+import ctypes
+
+import torch
+
+from kernelgenbench.sandbox.dispatch import DispatchRecorder
+from kernelgenbench.sandbox.ledger import FULL_BYTES, WriteLedger
+
+
+def test_a_write_through_numpy_is_found_and_an_op_is_not():
+    ledger, t = WriteLedger(), torch.zeros(16)
+    ledger.record([t])
+    t.add_(1)  # no recorder here: the ledger alone sees a change
+    assert [f.elements for f in ledger.check([t])] == [16]
+    assert ledger.check([t]) == []  # digested anew
+    t.numpy()[3] = 7.0
+    (found,) = ledger.check_all()
+    assert (found.dtype, found.nbytes) == ("float32", 64)
+    assert torch.frombuffer(bytearray(found.data), dtype=torch.float32)[3] == 7.0
+
+
+def test_memory_torch_did_not_allocate_is_host_data_when_first_seen():
+    ledger = WriteLedger()
+    outside = torch.frombuffer(bytearray(32), dtype=torch.float32)
+    assert [f.elements for f in ledger.check([outside])] == [8]
+    assert ledger.check([torch.ones(8)]) == []  # torch's own allocation, first seen: recorded, not found
+
+
+def test_large_storages_are_digested_on_sampled_pages_and_a_whole_rewrite_is_found():
+    ledger, t = WriteLedger(), torch.zeros(FULL_BYTES)  # 4 MiB of float32
+    ledger.record([t])
+    ctypes.memset(t.data_ptr(), 1, t.numel() * 4)
+    assert [f.data for f in ledger.check_all()] == [None]  # too large to keep, still counted
+
+
+def test_dead_storages_leave_the_table_and_subclasses_are_not_read():
+    class Sub(torch.Tensor):
+        pass
+
+    ledger, t = WriteLedger(), torch.zeros(4)
+    ledger.record([t, torch.zeros(4).as_subclass(Sub)])
+    assert len(ledger._table) == 1
+    del t
+    ledger.refresh()
+    assert not ledger._table
+
+
+def test_the_recorder_counts_what_the_ledger_finds_before_an_op_reads_it():
+    ledger = WriteLedger()
+    rec = DispatchRecorder(ledger=ledger)
+    with rec:
+        scratch = torch.empty(8)
+        scratch.numpy()[:] = 2.0  # written with no op
+        out = scratch.clone()
+        out.zero_()  # an op's write: recorded, not found
+    assert (rec.unseen, rec.host_built, rec.host_bytes) == (1, 8, 32)
+    assert rec.host_made == [("float32", torch.full((8,), 2.0).numpy().tobytes())]
+    rec.closing([out])
+    assert rec.unseen == 1
