@@ -23,7 +23,6 @@ from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_MAX, SEED_OPS, SMALL_WRITE
 
@@ -35,6 +34,8 @@ _T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.
 _T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
+# Ops that make a tensor holding a value they are given: a few elements of one are a value written back.
+_VALUE_FACTORIES = ("aten::full", "aten::new_full", "aten::scalar_tensor")
 _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
 
 
@@ -55,13 +56,31 @@ def _written_args(func: Any) -> tuple[tuple[int | None, str], ...]:
     return tuple(out)
 
 
+_issubclass, _type, _LIST, _TUPLE, _DICT = issubclass, type, list, tuple, dict
+
+
+def _is_tensor(x: Any) -> bool:
+    """A tensor, judged by the immutable C base class (a candidate may rebind torch.Tensor during the call)."""
+    return _issubclass(_type(x), _BASE)
+
+
+def _leaves(tree: Any, depth: int = 0) -> list[Any]:
+    """The leaves of nested lists, tuples and dicts (an op's arguments and outputs), by the recorder's own walk:
+    torch's pytree helpers are looked up by name on every call, and a candidate may blank them."""
+    cls = _type(tree)
+    if depth > 16 or not (_issubclass(cls, (_LIST, _TUPLE)) or _issubclass(cls, _DICT)):
+        return [tree]
+    items = _DICT.values(tree) if _issubclass(cls, _DICT) else tree
+    return [leaf for item in items for leaf in _leaves(item, depth + 1)]
+
+
 def _written_values(func: Any, args: tuple, kwargs: Mapping | None) -> list[Any]:
     """The arguments an op's schema says it writes, as passed."""
     return [args[i] if isinstance(i, int) and i < len(args) else (kwargs or {}).get(n) for i, n in _written_args(func)]
 
 
 def _holds_tensor(tree: Any) -> bool:
-    return any(isinstance(x, torch.Tensor) for x in tree_leaves(tree))
+    return any(_is_tensor(x) for x in _leaves(tree))
 
 
 class DispatchRecorder(TorchDispatchMode):
@@ -113,17 +132,18 @@ class DispatchRecorder(TorchDispatchMode):
         # A view reads and writes no data; inside a launch the launch is the writer (launch_starts/_ends).
         ledger = None if self._paused or getattr(func, "is_view", False) else self._ledger
         if ledger is not None:
-            self.took_host(ledger.check(tree_leaves((args, kwargs))))
+            self.took_host(ledger.check(_leaves((args, kwargs))))
         out = func(*args, **(kwargs or {}))
         if ledger is not None:
-            ledger.record([*tree_leaves(out), *_written_values(func, args, kwargs)])
+            ledger.record([*_leaves(out), *_written_values(func, args, kwargs)])
         if name.startswith(SEED_OPS) and not self._paused:
-            self._seed(name, [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)])
-        if self._small_write(func, name, args, kwargs):
+            self._seed(name, [t for t in _leaves(out) if _is_tensor(t)])
+        if self._small_write(func, name, args, kwargs) or (
+                name.startswith(_VALUE_FACTORIES) and any(_is_tensor(t) and _T_NUMEL(t) <= SMALL_WRITE for t in _leaves(out))):
             self.small_writes += 1
             self._note("", SMALL, 1)
         if name in _FROM_HOST:
-            made = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+            made = [t for t in _leaves(out) if _is_tensor(t)]
             elems, nbytes = sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made)
             self.host_built += elems
             self.host_bytes += nbytes
@@ -193,7 +213,7 @@ class DispatchRecorder(TorchDispatchMode):
         aten::set_) are not counted."""
         if self._paused and name.startswith(("aten::copy_", "aten::set_")):
             return False
-        return any(isinstance(v, torch.Tensor) and _T_NUMEL(v) <= SMALL_WRITE for v in _written_values(func, args, kwargs))
+        return any(_is_tensor(v) and _T_NUMEL(v) <= SMALL_WRITE for v in _written_values(func, args, kwargs))
 
     def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0

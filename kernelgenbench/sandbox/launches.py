@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 _LOADED: set[str] = set()
+INT_AS_BITS = 1 << 24  # an int kernel argument this large may be a float's bits (launch numbers)
 MAX_FLOATS = 1 << 20  # distinct float arguments kept per call: far more than any output judged by them
 
 
@@ -155,9 +156,9 @@ class LaunchCounter:
         if len(self.floats) >= MAX_FLOATS:
             return
         for v in (*args, *kwargs.values()):
-            for x in v if type(v) in (tuple, list) else (v,):
-                if type(x) is float:
-                    self.floats.add(x)
+            for x in v if isinstance(v, (tuple, list)) else (v,):
+                if _host_number(x):
+                    self.floats.add(float(x) if isinstance(x, float) else int(x))
 
     def _on_launch(self, metadata: Any) -> None:
         # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
@@ -219,6 +220,14 @@ class LaunchCounter:
 
         ranged_getitem.__wrapped__ = getitem  # type: ignore[attr-defined]
         return ranged_getitem
+
+
+def _host_number(x: Any) -> bool:
+    """A value that carries a host result into a kernel: any float (a float subclass too), or an int as large as
+    a float's bit pattern (sizes, strides and offsets are smaller; 2**24 is a float32 of 2.4e-38 as bits)."""
+    if isinstance(x, bool):
+        return False
+    return isinstance(x, float) or (isinstance(x, int) and abs(x) >= INT_AS_BITS)
 
 
 def _compiled_kernel_class() -> type | None:

@@ -15,8 +15,9 @@ evidence in the candidate's process:
   or `torch.full((), v, out=...)` on a view, two floats in an int64 view, a run of equal values), counted by
   the dispatch recorder from each op's schema, inside launches too; a sixteenth of the output's elements is
   far more than any wrapper writes so (a zero-init).
-- as kernel arguments: distinct floats among the launches' scalars and constexpr tuples; a kernel takes a
-  few, the same in every launch, so a quarter of the output's elements is the answer.
+- as kernel arguments: distinct floats (a float subclass too, or an int as large as a float's bit pattern)
+  among the launches' scalars and constexpr tuples; a kernel takes a few, the same in every launch, so a
+  quarter of the output's elements is the answer.
 Each channel counts as its share of its own threshold and the shares add up, so an answer split across them
 is still the answer. Also host_compute: a tensor pointed at a raw storage (`Tensor.set_(storage)`: a storage
 made from a list, `torch.UntypedStorage(list)`, dispatches nothing until then), and the inputs read out one
@@ -99,7 +100,7 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
               if report.unseen_writes else "")
     return [(whole, f"tensors made from host values: {report.host_built} elements, {report.host_built_bytes} bytes"
                     + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
-            (floats, f"{report.launch_floats} distinct floats passed as Triton kernel arguments"),
+            (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed as Triton kernel arguments"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
 
@@ -120,5 +121,7 @@ CHECK = Check(
             "forge_launch_by_closure", "host_full_out_writeback", "host_int64_pack", "host_bernoulli_runs",
             "host_launch_arguments", "host_fill_in_launch", "host_constexpr_answer", "host_small_negated",
             "host_split_channels", "host_bernoulli_bitpack", "host_numpy_view_after_launch", "host_memmove_scratch",
-            "host_map_after_launch"),
+            "host_map_after_launch", "rt8_asarray_ctypes_buffer", "rt8_asarray_bytesio_view",
+            "rt8_bernoulli_asarray_random", "rt8_pydoc_pipepager_child", "rt8_full_scalar_tensors", "rt8_launch_int_bits",
+            "rt8_launch_float_subclass", "rt8_pytree_blind_lift", "rt8_torch_tensor_rebind"),
 )
