@@ -134,23 +134,26 @@ class DispatchRecorder(TorchDispatchMode):
         if ledger is not None:
             self.took_host(ledger.check(_leaves((args, kwargs))))
         out = func(*args, **(kwargs or {}))
+        made = [t for t in _leaves(out) if _is_tensor(t)]
         if ledger is not None:
-            ledger.record([*_leaves(out), *_written_values(func, args, kwargs)])
+            ledger.record([*made, *_written_values(func, args, kwargs)])
         if name.startswith(SEED_OPS) and not self._paused:
-            self._seed(name, [t for t in _leaves(out) if _is_tensor(t)])
+            self._seed(name, made)
         if self._small_write(func, name, args, kwargs) or (
-                name.startswith(_VALUE_FACTORIES) and any(_is_tensor(t) and _T_NUMEL(t) <= SMALL_WRITE for t in _leaves(out))):
+                name.startswith(_VALUE_FACTORIES) and any(_T_NUMEL(t) <= SMALL_WRITE for t in made)):
             self.small_writes += 1
             self._note("", SMALL, 1)
         if name in _FROM_HOST:
-            made = [t for t in _leaves(out) if _is_tensor(t)]
-            elems, nbytes = sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made)
-            self.host_built += elems
-            self.host_bytes += nbytes
-            self._note("", HOST, elems)
-            self._note("", HOST_BYTES, nbytes)
+            self._built(sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made))
             self._keep(made)
         return out
+
+    def _built(self, elements: int, nbytes: int) -> None:
+        """Host-made data of this many elements and bytes, counted and noted."""
+        self.host_built += elements
+        self.host_bytes += nbytes
+        self._note("", HOST, elements)
+        self._note("", HOST_BYTES, nbytes)
 
     def _seed(self, name: str, drawn: list[torch.Tensor]) -> None:
         """A random draw of at most SEED_ELEMS elements, the first SEED_MAX of a call, is a kernel's seed; its
@@ -182,11 +185,8 @@ class DispatchRecorder(TorchDispatchMode):
         """Storages the write ledger found written with no op or launch (`ledger.Found`): host-made data."""
         for f in found:
             self.unseen += 1
-            self.host_built += f.elements
-            self.host_bytes += f.nbytes
             self._note("", UNSEEN, 1)
-            self._note("", HOST, f.elements)
-            self._note("", HOST_BYTES, f.nbytes)
+            self._built(f.elements, f.nbytes)
             if f.data is not None:
                 self._keep_bytes(f.dtype, f.data)
 
@@ -198,8 +198,7 @@ class DispatchRecorder(TorchDispatchMode):
     def launch_ends(self, values: list[Any]) -> None:
         """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table."""
         if self._ledger is not None:
-            self._ledger.record(values)
-            self._ledger.refresh()
+            self._ledger.refresh(values)
 
     def closing(self, values: list[Any]) -> None:
         """At the call's end (given its outputs and arguments): every storage written with no op since."""

@@ -65,9 +65,10 @@ class WriteLedger:
         on memory torch did not allocate and were never seen; each is digested anew."""
         found = []
         for ptr, storage, dtype in _storages(values):
-            if self._changed(ptr, storage):
+            changed, digest = self._changed(ptr, storage)
+            if changed:
                 found.append(_found(ptr, _S_NBYTES(storage), dtype))
-            self._put(ptr, storage, dtype)
+            self._put(ptr, storage, dtype, digest)
         return found
 
     def check_all(self) -> list[Found]:
@@ -84,8 +85,13 @@ class WriteLedger:
                 self._table[ptr] = (weak, nbytes, now, dtype)
         return found
 
-    def refresh(self) -> None:
-        """Digest every live storage anew (the start of a call: what ran since was not the call's)."""
+    def refresh(self, values: Iterable[Any] = ()) -> None:
+        """Digest every live storage anew, and add those of `values` it does not hold (the start of a call: what
+        ran since was not the call's; the end of a launch: it may have written any)."""
+        for ptr, storage, dtype in _storages(values):
+            entry = self._table.get(ptr)
+            if entry is None or _EXPIRED(entry[0]):
+                self._put(ptr, storage, dtype)
         for ptr, (weak, nbytes, _, dtype) in list(self._table.items()):
             if _EXPIRED(weak):
                 self._drop(ptr)
@@ -96,22 +102,25 @@ class WriteLedger:
         """Digest the storage of every CPU tensor alive now (after the import: tables a library made there)."""
         self.record(o for o in gc.get_objects() if _issubclass(_type(o), _BASE))
 
-    def _changed(self, ptr: int, storage: Any) -> bool:
+    def _changed(self, ptr: int, storage: Any) -> tuple[bool, bytes]:
+        """Whether the storage was written by no known writer (or is foreign memory first seen), and its digest now."""
         entry = self._table.get(ptr)
         nbytes = _S_NBYTES(storage)
+        digest = self._digest(ptr, nbytes)
         if entry is None or _EXPIRED(entry[0]) or entry[1] != nbytes:
-            return not _S_RESIZABLE(storage)  # first seen: host data only where torch did not allocate it
-        return self._digest(ptr, nbytes) != entry[2]
+            return not _S_RESIZABLE(storage), digest  # first seen: host data only where torch did not allocate it
+        return digest != entry[2], digest
 
-    def _put(self, ptr: int, storage: Any, dtype: torch.dtype) -> None:
+    def _put(self, ptr: int, storage: Any, dtype: torch.dtype, digest: bytes | None = None) -> None:
         entry = self._table.get(ptr)
         nbytes = _S_NBYTES(storage)
+        digest = self._digest(ptr, nbytes) if digest is None else digest
         if entry is not None and not _EXPIRED(entry[0]):
-            self._table[ptr] = (entry[0], nbytes, self._digest(ptr, nbytes), dtype)
+            self._table[ptr] = (entry[0], nbytes, digest, dtype)
             return
         if entry is not None:
             _FREE(entry[0])
-        self._table[ptr] = (_WEAK(storage), nbytes, self._digest(ptr, nbytes), dtype)
+        self._table[ptr] = (_WEAK(storage), nbytes, digest, dtype)
 
     def _drop(self, ptr: int) -> None:
         _FREE(self._table.pop(ptr)[0])

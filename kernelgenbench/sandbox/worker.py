@@ -611,8 +611,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     modes_before = (_FN_MODES(), _DISPATCH_MODES())
     handed = _handed(task, args)
     pos, kw = b.split_call_args(task, args)
-    b.ledger.refresh()  # what ran between calls (timed calls, the evaluator's refill) is no call's
-    b.ledger.record(inputs)
+    b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
     counter = b.launch_counter(rec)
     marks: list[str] = []
