@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from kernelgenbench.errors import KgbError
+from kernelgenbench.evaluator.parsing import parse
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -125,7 +126,7 @@ def evaluate_cost(expr: str, args: Mapping[str, Any], outputs: Any) -> float:
         out_numel=sum(t.numel() for t in outs),
     )
     try:
-        tree = ast.parse(expr, mode="eval")
+        tree = parse(expr, mode="eval")
     except SyntaxError as exc:
         raise CostError(f"cost expression {expr!r} is not valid Python: {exc.msg}") from None
     try:

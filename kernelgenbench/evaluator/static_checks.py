@@ -24,6 +24,7 @@ from typing import Any
 
 from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import KgbError
+from kernelgenbench.evaluator.parsing import parse
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.sources import Source, sources
 
@@ -601,7 +602,7 @@ class _Source:
 def check_source(code: str, filename: str = "<candidate>") -> Verdict:
     """PASS, or FORBIDDEN_API with the first offending line; a syntax error is COMPILE_ERROR."""
     try:
-        tree = ast.parse(code, filename=filename)
+        tree = parse(code, filename=filename)
     except SyntaxError as exc:
         return Verdict(Status.COMPILE_ERROR, f"{filename}:{exc.lineno}: SyntaxError: {exc.msg}")
     src = _Source(tree, filename, forbidden())
