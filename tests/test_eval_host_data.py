@@ -162,7 +162,7 @@ def test_the_launch_counter_collects_float_arguments_and_many_are_host_compute()
     sizes = Sizes(returns=((1000, 4000),), args={"self": (1000, 4000)})
     assert judge(ADD, call_report(sizes=sizes, launch_floats=4)) is None
     found = judge(ADD, call_report(sizes=sizes, launch_floats=250))
-    assert found is not None and "250 distinct floats (or float-sized ints) passed as Triton kernel arguments" in found
+    assert found is not None and "250 distinct floats (or float-sized ints) passed to Triton kernels" in found
 
 
 def _made(*tensors: torch.Tensor) -> tuple:

@@ -28,6 +28,7 @@ from typing import Any
 _LOADED: set[str] = set()
 INT_AS_BITS = 1 << 24  # an int kernel argument this large may be a float's bits (launch numbers)
 MAX_FLOATS = 1 << 20  # distinct float arguments kept per call: far more than any output judged by them
+MAX_BREAKS = 16  # kernel rule breaks kept per call: the first decides the verdict, a few more say how widespread
 
 
 def _on_kernel_load(module: Any, function: Any, name: Any, metadata_group: Any, hash: Any) -> None:
@@ -116,13 +117,15 @@ class LaunchCounter:
     `ranges` counts the launch ranges opened, to compare with those the profiler saw.
     """
 
-    def __init__(self, recorder: Any = None) -> None:
+    def __init__(self, recorder: Any = None, rules: Any = None) -> None:
         self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
         self.compile_s = 0.0
         self.ranges = 0
         self.floats: set[float] = set()  # distinct floating-point values passed to the call's launches
+        self.rules = rules  # sandbox/kernel_rules.py's KernelRules, kept for the worker's life (None: not checked)
+        self.rule_breaks: list[str] = []  # what kernels launched in the call name that no GPU compile allows
         self._range = _range_factory()
 
     @property
@@ -157,8 +160,21 @@ class LaunchCounter:
             return
         for v in (*args, *kwargs.values()):
             for x in v if isinstance(v, (tuple, list)) else (v,):
-                if _host_number(x):
+                if host_number(x):
                     self.floats.add(float(x) if isinstance(x, float) else int(x))
+
+    def note_kernel(self, kernel: Any, *, interpreted: bool) -> None:
+        """What the kernel's body names, by Triton's compile rule (sandbox/kernel_rules.py): its breaks where no
+        GPU compile refused them (interpreted, or the rule turned off), and its baked-in constants' numbers
+        where they changed since its last launch (counted with the arguments)."""
+        if self.rules is None:
+            return
+        breaks, numbers = self.rules.check(kernel)
+        if breaks and (interpreted or _rule_off()) and len(self.rule_breaks) < MAX_BREAKS:
+            self.rule_breaks.extend(b for b in breaks if b not in self.rule_breaks)
+            del self.rule_breaks[MAX_BREAKS:]
+        for x in numbers[:MAX_FLOATS - len(self.floats)]:
+            self.floats.add(x)
 
     def _on_launch(self, metadata: Any) -> None:
         # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
@@ -194,6 +210,7 @@ class LaunchCounter:
                 name = getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel")
                 counter.launches[str(name)] += 1
             counter.note_arguments(args, kwargs)
+            counter.note_kernel(kernel, interpreted=count)
             before, t0 = _compiled(kernel), time.perf_counter()
             try:
                 with counter._launching(args, kwargs):
@@ -222,12 +239,21 @@ class LaunchCounter:
         return ranged_getitem
 
 
-def _host_number(x: Any) -> bool:
+def host_number(x: Any) -> bool:
     """A value that carries a host result into a kernel: any float (a float subclass too), or an int as large as
     a float's bit pattern (sizes, strides and offsets are smaller; 2**24 is a float32 of 2.4e-38 as bits)."""
     if isinstance(x, bool):
         return False
     return isinstance(x, float) or (isinstance(x, int) and abs(x) >= INT_AS_BITS)
+
+
+def _rule_off() -> bool:
+    """Triton's rule for kernel globals is turned off (TRITON_ALLOW_NON_CONSTEXPR_GLOBALS, or its knob)."""
+    try:
+        from triton import knobs
+    except ImportError:
+        return False
+    return bool(getattr(knobs.compilation, "allow_non_constexpr_globals", False))
 
 
 def _compiled_kernel_class() -> type | None:

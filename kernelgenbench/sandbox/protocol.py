@@ -211,7 +211,11 @@ class CallReport(Message):
     host_built: int = 0  # elements of tensors made from host data (lists, numpy arrays)
     host_built_bytes: int = 0  # their bytes (an answer packed into a wider dtype has fewer elements)
     small_writes: int = 0  # ops that wrote into a tensor of at most SMALL_WRITE elements (an answer written back)
-    launch_floats: int = 0  # distinct floating-point values among the arguments of the call's Triton launches
+    # distinct floating-point values (or float-sized ints) among the arguments of the call's Triton launches,
+    # and among the constants baked into its kernels that changed since their last launch
+    launch_floats: int = 0
+    # what the call's interpreted kernels name that no GPU compile allows (sandbox/kernel_rules.py)
+    kernel_rule_breaks: tuple[str, ...] = ()
     seed_draws: dict[str, int] = field(default_factory=dict)  # random ops of at most SEED_ELEMS elements
     host_made: tuple[HostMade, ...] = ()  # the first HOST_KEEP_BYTES of host-made tensor data, whole tensors
     # CPU storages written with no op or launch, or on memory torch did not allocate (sandbox/ledger.py);

@@ -140,7 +140,7 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
                     "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
                     "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "kernelgenbench.sandbox.ledger",
-                    "torch.utils._python_dispatch")
+                    "kernelgenbench.sandbox.kernel_rules", "torch.utils._python_dispatch")
 
 
 # The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
@@ -554,6 +554,7 @@ class _Bound:
     loaded_kernels: Callable[[], frozenset[str]]  # kernels Triton loaded in this process
     hooks: Any  # sandbox/hooks.py's InterpreterHooks: closed around every call (installed in the worker only)
     ledger: Any  # sandbox/ledger.py's WriteLedger: CPU storages' digests, kept for the worker's life
+    kernel_rules: Any  # sandbox/kernel_rules.py's KernelRules: Triton's rule for kernel bodies, per launch
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -564,12 +565,13 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
     from kernelgenbench.sandbox.hooks import InterpreterHooks
+    from kernelgenbench.sandbox.kernel_rules import KernelRules
     from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
     from kernelgenbench.sandbox.ledger import WriteLedger
 
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), WriteLedger())
+               loaded_kernels, InterpreterHooks(), WriteLedger(), KernelRules())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -613,7 +615,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     pos, kw = b.split_call_args(task, args)
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
-    counter = b.launch_counter(rec)
+    counter = b.launch_counter(rec, b.kernel_rules)
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
     at_start = watch.begin() if watch is not None else {}
@@ -648,7 +650,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
 def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
     """What host values went into tensors and launches, as CallReport fields."""
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
-            "launch_floats": len(counter.floats), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
+            "launch_floats": len(counter.floats), "kernel_rule_breaks": tuple(counter.rule_breaks), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
             "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}
 
 

@@ -17,7 +17,9 @@ evidence in the candidate's process:
   far more than any wrapper writes so (a zero-init).
 - as kernel arguments: distinct floats (a float subclass too, or an int as large as a float's bit pattern)
   among the launches' scalars and constexpr tuples; a kernel takes a few, the same in every launch, so a
-  quarter of the output's elements is the answer.
+  quarter of the output's elements is the answer. Constants baked into a kernel (a constexpr global, a tuple
+  read through a module) count with them where they changed since the kernel's last launch
+  (sandbox/kernel_rules.py): a constant does not change, an answer does.
 Each channel counts as its share of its own threshold and the shares add up, so an answer split across them
 is still the answer. Also host_compute: a tensor pointed at a raw storage (`Tensor.set_(storage)`: a storage
 made from a list, `torch.UntypedStorage(list)`, dispatches nothing until then), and the inputs read out one
@@ -100,7 +102,8 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
               if report.unseen_writes else "")
     return [(whole, f"tensors made from host values: {report.host_built} elements, {report.host_built_bytes} bytes"
                     + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
-            (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed as Triton kernel arguments"),
+            (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed to Triton kernels as "
+                     f"arguments or as constants that changed between launches"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
 
@@ -123,5 +126,6 @@ CHECK = Check(
             "host_split_channels", "host_bernoulli_bitpack", "host_numpy_view_after_launch", "host_memmove_scratch",
             "host_map_after_launch", "rt8_asarray_ctypes_buffer", "rt8_asarray_bytesio_view",
             "rt8_bernoulli_asarray_random", "rt8_pydoc_pipepager_child", "rt8_full_scalar_tensors", "rt8_launch_int_bits",
-            "rt8_launch_float_subclass", "rt8_pytree_blind_lift", "rt8_torch_tensor_rebind"),
+            "rt8_launch_float_subclass", "rt8_pytree_blind_lift", "rt8_torch_tensor_rebind", "host_module_tuple_answer",
+            "host_constexpr_global_answer"),
 )

@@ -1,0 +1,33 @@
+"""A kernel no GPU would compile, run under Triton's interpreter: judged as a GPU judges it, a compile error.
+
+Under TRITON_INTERPRET=1 a kernel body is Python, so it can read a global list holding an answer made on the
+host, call a plain function that writes the output, or multiply the numpy arrays behind its blocks
+(`.handle`). A GPU compile refuses each (triton's rule for what a body may name: constexpr globals, modules,
+JIT functions, triton.language members and a few builtins); the worker applies that rule at every launch
+(sandbox/kernel_rules.py) and reports the breaks. Judged after the compute checks, so torch compute in a
+plain function a kernel calls is still named as such.
+"""
+
+from __future__ import annotations
+
+from kernelgenbench.dataset.record import Task
+from kernelgenbench.evaluator.checks.base import Check
+from kernelgenbench.evaluator.status import Status
+from kernelgenbench.sandbox.protocol import CallReport
+
+
+def judge(task: Task, report: CallReport) -> str | None:
+    """The first break of Triton's rule for kernel bodies, and how many more the call had."""
+    breaks = report.kernel_rule_breaks
+    if not breaks:
+        return None
+    more = f" ({len(breaks) - 1} more)" if len(breaks) > 1 else ""
+    return f"a kernel no GPU compiles ran in Triton's interpreter: {breaks[0]}{more}"
+
+
+CHECK = Check(
+    name="kernel_rules", status=Status.COMPILE_ERROR, collector="launches", judge=judge,
+    prompt=("a kernel body that names what a GPU compile refuses (a global that is not constexpr, a plain Python "
+            "function, a block's `.handle`), even where Triton's interpreter runs it"),
+    corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch"),
+)

@@ -1,0 +1,107 @@
+"""Triton's compile rule for what a kernel body names, applied at every launch (sandbox/kernel_rules.py)."""
+
+from __future__ import annotations
+
+import math
+import types
+
+import triton
+import triton.language as tl
+
+from kernelgenbench.sandbox.kernel_rules import KernelRules
+from kernelgenbench.sandbox.launches import LaunchCounter
+
+_TABLE = [1.0, 2.0]
+_SCALE = tl.constexpr(2.0)
+_BOX = types.ModuleType("box")
+_BOX.TABLE = (1.0, 2.0)
+_BOX.ITEMS = [1.0]
+
+
+def _host(x):
+    return x
+
+
+class _Forged:
+    """An object that names triton.language as its module (triton's own rule takes that on trust)."""
+
+
+_Forged.__module__ = "triton.language"
+_FORGED = _Forged
+
+
+@triton.jit
+def _reads_list(out_ptr):
+    tl.store(out_ptr, _TABLE[0])
+
+
+@triton.jit
+def _allowed(out_ptr, N: tl.constexpr):
+    x = tl.load(out_ptr + tl.arange(0, N)) * _SCALE * math.pi + math.sqrt(2.0) + _BOX.TABLE[0]
+    if N > 4096:
+        raise ValueError("too large")  # a branch no compile reaches: an exception class is no break
+    tl.store(out_ptr + tl.arange(0, N), tl.sum(x, 0) + min(N, 3) + len(_BOX.TABLE))
+
+
+@triton.jit
+def _helper(x):
+    return x + _host(x)
+
+
+@triton.jit
+def _calls_helper(out_ptr):
+    tl.store(out_ptr, _helper(tl.load(out_ptr)))
+
+
+@triton.jit
+def _uses_handle(out_ptr):
+    x = tl.load(out_ptr)
+    x.handle.data[...] = 1.0
+    tl.store(out_ptr, x)
+
+
+@triton.jit
+def _odd_names(out_ptr):
+    tl.store(out_ptr, sum([1.0]) + _BOX.ITEMS[0] + _FORGED)
+
+
+def _breaks(kernel):
+    return KernelRules().check(kernel)[0]
+
+
+def test_a_global_list_a_plain_function_and_handle_break_the_rule():
+    assert "reads _TABLE: a list" in _breaks(_reads_list)[0]
+    (helper,) = _breaks(_calls_helper)  # found in the JIT function the kernel calls
+    assert helper.startswith("_helper (line") and "reads _host: a plain Python function" in helper
+    assert "`.handle`" in _breaks(_uses_handle)[0]
+
+
+def test_what_a_gpu_compile_allows_is_no_break():
+    assert _breaks(_allowed) == []  # constexpr global, module constants and math functions, builtins, tl.sum
+
+
+def test_builtins_outside_triton_a_module_list_and_a_forged_member_break():
+    found = " | ".join(_breaks(_odd_names))
+    assert "the Python builtin `sum`" in found
+    assert "reads _BOX.ITEMS: a list" in found
+    assert "reads _FORGED: a plain Python type" in found
+
+
+def test_a_constant_that_changes_between_launches_gives_its_numbers():
+    rules = KernelRules()
+    assert rules.check(_allowed)[1] == []  # first launch: only remembered
+    assert rules.check(_allowed)[1] == []  # unchanged
+    _BOX.TABLE = (3.0, 4.0)
+    try:
+        assert sorted(rules.check(_allowed)[1]) == [3.0, 4.0]
+    finally:
+        _BOX.TABLE = (1.0, 2.0)
+
+
+def test_the_launch_counter_keeps_breaks_of_interpreted_launches_only():
+    counter = LaunchCounter(rules=KernelRules())
+    counter.note_kernel(_reads_list, interpreted=False)  # a GPU compile refuses it itself
+    assert counter.rule_breaks == []
+    counter.note_kernel(_reads_list, interpreted=True)
+    counter.note_kernel(_reads_list, interpreted=True)
+    assert len(counter.rule_breaks) == 1 and "_TABLE" in counter.rule_breaks[0]
