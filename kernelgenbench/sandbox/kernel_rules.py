@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import sys
 import textwrap
@@ -72,9 +73,9 @@ class KernelRules:
             if body is None:
                 continue
             first = fn.__code__.co_firstlineno - 1
-            for ref, value, line, through_module in _references(fn, body):
+            for ref, value, line, via in _references(fn, body):
                 where = f"{fn.__qualname__} (line {first + line}) reads {ref}"
-                why = _break(value, ref, through_module)
+                why = _break(value, ref, via)
                 if why:
                     breaks.append(f"{where}: {why}")
                 if _jit(value):
@@ -157,9 +158,9 @@ def _chain(node: ast.AST, local: set[str]) -> Iterator[tuple[str, tuple[str, ...
         yield node.id, tuple(reversed(attrs)), line
 
 
-def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, bool]]:
-    """Each distinct name and module attribute the body reads, resolved now: (spelling, value, line, whether it
-    was reached through a module)."""
+def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, str]]:
+    """Each distinct name and module attribute the body reads, resolved now: (spelling, value, line, the name of
+    the module it was read from, "" for a name)."""
     scope = dict(fn.__globals__)
     for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False):
         try:
@@ -170,28 +171,30 @@ def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, 
     for name, line in body.names:
         if name not in done:
             done.add(name)
-            yield name, scope.get(name, _Absent), line, False
+            yield name, scope.get(name, _Absent), line, ""
     for root, attrs, line in body.chains:
-        value = scope.get(root, _Absent)
+        value, via = scope.get(root, _Absent), ""
         spelled = root
         for attr in attrs:
             if not isinstance(value, ModuleType):
                 break
+            via = str(getattr(value, "__name__", ""))
             value = getattr(value, attr, _Absent)
             spelled += "." + attr
         if spelled != root and spelled not in done:
             done.add(spelled)
-            yield spelled, value, line, True
+            yield spelled, value, line, via
 
 
 class _Absent:
     """A name a body reads that is neither global, closed over, nor a builtin."""
 
 
-def _break(value: Any, ref: str, through_module: bool) -> str | None:
-    """Why a GPU compile refuses (or mis-bakes) what the body reads as `ref`; None where it is allowed."""
+def _break(value: Any, ref: str, via: str) -> str | None:
+    """Why a GPU compile refuses (or mis-bakes) what the body reads as `ref` (read from module `via`, "" for a
+    name); None where it is allowed."""
     if value is _Absent:
-        if through_module:
+        if via:
             return None  # a missing module attribute raises the same AttributeError on a GPU: the call fails
         if ref in TRITON_BUILTINS or _exception_class(getattr(builtins, ref, None)):
             return None  # an exception class carries no value (`raise ValueError(...)` in a branch never compiled)
@@ -199,9 +202,11 @@ def _break(value: Any, ref: str, through_module: bool) -> str | None:
             return (f"the Python builtin `{ref}`, which a GPU compile does not know (a kernel names only "
                     f"{', '.join(sorted(TRITON_BUILTINS))})")
         return None  # undefined: the interpreter raises NameError as a GPU compile does
-    if _triton_allowed(value):
+    if _triton_allowed(value, via):
         return None
-    if through_module and (_plain(value) or _constant_function(value)):
+    if via and (_plain(value) or _constant_function(value)):
+        return None
+    if via.split(".")[0] == "triton" and _interpreter_patch(value):
         return None
     kind = type(value).__name__
     if callable(value):
@@ -211,11 +216,21 @@ def _break(value: Any, ref: str, through_module: bool) -> str | None:
             f"functions and triton.language members)")
 
 
+def _interpreter_patch(value: Any) -> bool:
+    """What Triton's interpreter puts in place of a triton.language member during a launch (its own lambdas
+    and functions, partials of them, `print` for static_print)."""
+    value = getattr(value, "func", value) if isinstance(value, functools.partial) else value
+    if value is builtins.print:
+        return True
+    interpreter = sys.modules.get("triton.runtime.interpreter")
+    return isinstance(value, FunctionType) and interpreter is not None and value.__globals__ is interpreter.__dict__
+
+
 def _exception_class(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
-def _triton_allowed(value: Any) -> bool:
+def _triton_allowed(value: Any, via: str = "") -> bool:
     """triton's `global_lookup` rule, with a member's module checked to hold it (a `__module__` set by hand
     names no triton member)."""
     from triton import language
@@ -226,18 +241,21 @@ def _triton_allowed(value: Any) -> bool:
         return True
     if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
         return True  # a namedtuple type
-    return _member_of(value, _TRITON_LANGUAGE)
+    return _member_of(value, _TRITON_LANGUAGE, via)
 
 
-def _member_of(value: Any, prefixes: tuple[str, ...]) -> bool:
-    """`value` is a function or class that the module it names (under one of `prefixes`) really holds."""
+def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "") -> bool:
+    """`value` is a function or class that the module it names (under one of `prefixes`) really holds, or that the
+    module it was read from (`via`, under the same prefixes) holds under its name: the interpreter leaves a
+    member it patched for a launch (tl.static_range) re-exported where it was read but not where it was made."""
     module = getattr(value, "__module__", None)
     name = getattr(value, "__name__", None)
     if not isinstance(module, str) or not isinstance(name, str):
         return False
     if not any(module == p or module.startswith(p + ".") for p in prefixes):
         return False
-    return getattr(sys.modules.get(module), name, None) is value
+    holders = (module, via) if any(via == p or via.startswith(p + ".") for p in prefixes) else (module,)
+    return any(getattr(sys.modules.get(m), name, None) is value for m in holders)
 
 
 def _jit(value: Any) -> bool:

@@ -117,7 +117,7 @@ class LaunchCounter:
     `ranges` counts the launch ranges opened, to compare with those the profiler saw.
     """
 
-    def __init__(self, recorder: Any = None, rules: Any = None) -> None:
+    def __init__(self, recorder: Any = None, rules: Any = None, memory: Any = None) -> None:
         self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
@@ -126,6 +126,7 @@ class LaunchCounter:
         self.floats: set[float] = set()  # distinct floating-point values passed to the call's launches
         self.rules = rules  # sandbox/kernel_rules.py's KernelRules, kept for the worker's life (None: not checked)
         self.rule_breaks: list[str] = []  # what kernels launched in the call name that no GPU compile allows
+        self.memory = memory  # sandbox/launch_memory.py's LaunchMemory: interpreted launches' accesses checked
         self._range = _range_factory()
 
     @property
@@ -185,17 +186,21 @@ class LaunchCounter:
         _LOADED.add(name)
 
     @contextlib.contextmanager
-    def _launching(self, args: tuple, kwargs: dict[str, Any]) -> Iterator[None]:
-        rec = self.recorder
+    def _launching(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool = False) -> Iterator[None]:
+        rec, memory = self.recorder, self.memory if interpreted else None
         values = [*args, *kwargs.values()]
         if rec is not None:
             rec.launch_starts(values)
             rec.paused += 1
+        if memory is not None:
+            memory.arm(_tensors(values))
         self.ranges += 1
         try:
             with self._range(self.range_name):
                 yield
         finally:
+            if memory is not None:
+                memory.disarm()
             if rec is not None:
                 rec.paused -= 1
                 rec.launch_ends(values)
@@ -213,7 +218,7 @@ class LaunchCounter:
             counter.note_kernel(kernel, interpreted=count)
             before, t0 = _compiled(kernel), time.perf_counter()
             try:
-                with counter._launching(args, kwargs):
+                with counter._launching(args, kwargs, interpreted=count):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 if _compiled(kernel) > before:
@@ -245,6 +250,15 @@ def host_number(x: Any) -> bool:
     if isinstance(x, bool):
         return False
     return isinstance(x, float) or (isinstance(x, int) and abs(x) >= INT_AS_BITS)
+
+
+def _tensors(values: list[Any]) -> list[Any]:
+    """The launch's arguments with the members of tuples (a tuple of tensors) and a descriptor's base."""
+    out = []
+    for v in values:
+        for x in v if isinstance(v, (tuple, list)) else (v,):
+            out.append(getattr(x, "base", x) if type(x).__name__ == "TensorDescriptor" else x)
+    return out
 
 
 def _rule_off() -> bool:

@@ -98,6 +98,12 @@ class WriteLedger:
             else:
                 self._table[ptr] = (weak, nbytes, self._digest(ptr, nbytes), dtype)
 
+    def spans(self, values: Iterable[Any] = ()) -> list[tuple[int, int]]:
+        """(start, end) addresses of every live storage it holds and of `values`' storages: the memory a launch
+        may use (sandbox/launch_memory.py)."""
+        live = [(ptr, ptr + nbytes) for ptr, (weak, nbytes, _, _) in self._table.items() if not _EXPIRED(weak)]
+        return live + [(ptr, ptr + _S_NBYTES(storage)) for ptr, storage, _ in _storages(values)]
+
     def adopt_live(self) -> None:
         """Digest the storage of every CPU tensor alive now (after the import: tables a library made there)."""
         self.record(o for o in gc.get_objects() if _issubclass(_type(o), _BASE))

@@ -216,6 +216,10 @@ class CallReport(Message):
     launch_floats: int = 0
     # what the call's interpreted kernels name that no GPU compile allows (sandbox/kernel_rules.py)
     kernel_rule_breaks: tuple[str, ...] = ()
+    # loads and stores of interpreted launches outside every tensor's memory, and the first of them
+    # (sandbox/launch_memory.py)
+    stray_accesses: int = 0
+    stray_first: str = ""
     seed_draws: dict[str, int] = field(default_factory=dict)  # random ops of at most SEED_ELEMS elements
     host_made: tuple[HostMade, ...] = ()  # the first HOST_KEEP_BYTES of host-made tensor data, whole tensors
     # CPU storages written with no op or launch, or on memory torch did not allocate (sandbox/ledger.py);

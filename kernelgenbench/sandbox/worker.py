@@ -140,7 +140,8 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.evaluator.timing", "kernelgenbench.evaluator.inputs",
                     "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
                     "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "kernelgenbench.sandbox.ledger",
-                    "kernelgenbench.sandbox.kernel_rules", "torch.utils._python_dispatch")
+                    "kernelgenbench.sandbox.kernel_rules", "kernelgenbench.sandbox.launch_memory",
+                    "torch.utils._python_dispatch")
 
 
 # The judging side's package: everything the worker uses from it is imported before the candidate (_bind), so a
@@ -555,6 +556,7 @@ class _Bound:
     hooks: Any  # sandbox/hooks.py's InterpreterHooks: closed around every call (installed in the worker only)
     ledger: Any  # sandbox/ledger.py's WriteLedger: CPU storages' digests, kept for the worker's life
     kernel_rules: Any  # sandbox/kernel_rules.py's KernelRules: Triton's rule for kernel bodies, per launch
+    memory: Any  # sandbox/launch_memory.py's LaunchMemory: the interpreter's loads and stores, per launch
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -566,12 +568,16 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.sandbox.dispatch import sealed_recorder
     from kernelgenbench.sandbox.hooks import InterpreterHooks
     from kernelgenbench.sandbox.kernel_rules import KernelRules
+    from kernelgenbench.sandbox.launch_memory import LaunchMemory
     from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
     from kernelgenbench.sandbox.ledger import WriteLedger
 
+    ledger = WriteLedger()
+    memory = LaunchMemory(ledger)
+    watched.update(memory.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), WriteLedger(), KernelRules())
+               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory)
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -615,7 +621,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     pos, kw = b.split_call_args(task, args)
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
-    counter = b.launch_counter(rec, b.kernel_rules)
+    counter = b.launch_counter(rec, b.kernel_rules, b.memory)
+    b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
     at_start = watch.begin() if watch is not None else {}
@@ -650,7 +657,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
 def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
     """What host values went into tensors and launches, as CallReport fields."""
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
-            "launch_floats": len(counter.floats), "kernel_rule_breaks": tuple(counter.rule_breaks), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
+            "launch_floats": len(counter.floats), "kernel_rule_breaks": tuple(counter.rule_breaks),
+            **dict(zip(("stray_accesses", "stray_first"), counter.memory.take(), strict=True)), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
             "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}
 
 
