@@ -1,6 +1,8 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=audit static=forbidden_api
+# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics static=forbidden_api
 # Adds an audit hook that adds into the returned tensor at the next audited event after the call (the worker
-# lists its threads in /proc while it gathers the call's evidence). (Red team 4.)
+# lists its threads in /proc while it gathers the call's evidence). (Red team 4.) The worker refuses every audit
+# hook, so this one never runs and the answer stays a copy of self: wrong, not tampering (a refused hook is no
+# evidence: filelock adds one on CPython 3.12).
 import sys
 
 import torch
