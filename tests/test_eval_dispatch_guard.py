@@ -343,3 +343,16 @@ def test_a_candidates_own_profiler_range_is_no_op_whatever_its_name():
     rep = s.report(())
     assert rep["available"], rep
     assert "triton::rms_norm" not in rep["cpu_ops"] and "aten::add.Tensor" in rep["cpu_ops"], rep["cpu_ops"]
+
+
+def test_an_op_known_only_by_the_workers_schemas_is_judged_by_them():
+    # Liger's first call on a GPU imports torchvision and torchaudio, whose import calls their version probes: ops
+    # the evaluator's process never registered, judged by the schemas the worker sends.
+    schemas = {"torchvision::_cuda_version": ["torchvision::_cuda_version() -> int"],
+               "_torchaudio::cuda_version": ["_torchaudio::cuda_version() -> int?"],
+               "lib::fill": ["lib::fill(Tensor(a!) out, float v) -> ()"],
+               "lib::make": ["lib::make(int n) -> Tensor"]}
+    ops = {name: 1 for name in schemas} | {"lib::unknown": 1}
+    assert compute_ops(ops, category="elementwise", profiler=True, schemas=schemas) == [
+        "lib::fill", "lib::make", "lib::unknown"]
+    assert compute_ops(ops, category="elementwise", profiler=True) == list(ops)  # unknown here: compute

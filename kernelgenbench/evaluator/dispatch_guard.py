@@ -121,18 +121,34 @@ def _packet(name: str) -> Any:
 def _foreign(name: str) -> OpClass:
     """An op outside aten (a library's or the candidate's own): metadata only when it can touch no tensor at
     all -- no tensor in, none out, nothing written (torchvision::_cuda_version, a library's version probe);
-    every other one is compute, whatever its name."""
+    every other one is compute, whatever its name. A name without overload stands for all of them."""
     import torch
 
     ns, sep, rest = name.partition("::")
     base, _, overload = rest.partition(".")
     try:
-        op = getattr(getattr(getattr(torch.ops, ns), base), overload or "default")
-        schema = op._schema
+        packet = getattr(getattr(torch.ops, ns), base)
+        ops = [getattr(packet, o) for o in ([overload] if overload else packet.overloads())]
+        return schema_class(tuple(str(op._schema) for op in ops)) if sep else OpClass.COMPUTE
     except (AttributeError, RuntimeError):
         return OpClass.COMPUTE
-    touches = any(_is_tensor_type(a.type) for a in schema.arguments) or any(_is_tensor_type(r.type) for r in schema.returns)
-    return OpClass.COMPUTE if not sep or touches or _writes(op) else OpClass.METADATA
+
+
+@functools.cache
+def schema_class(texts: tuple[str, ...]) -> OpClass:
+    """An op known here only by its schemas' text: metadata when no overload can touch a tensor (no tensor in,
+    none out, nothing written: a version probe), else compute."""
+    import torch
+
+    try:
+        schemas = [torch._C.parse_schema(t) for t in texts]
+    except RuntimeError:
+        return OpClass.COMPUTE
+    for s in schemas:
+        if any(_is_tensor_type(a.type) or (a.alias_info is not None and a.alias_info.is_write)
+               for a in (*s.arguments, *s.returns)):
+            return OpClass.COMPUTE
+    return OpClass.METADATA if schemas else OpClass.COMPUTE
 
 
 @functools.cache
@@ -232,13 +248,15 @@ def _counts(ops: Mapping[str, int] | Iterable[str]) -> dict[str, int]:
 
 
 def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profiler: bool = False,
-                in_launch: bool = False, parts: Mapping[str, Iterable[Iterable[str]]] | None = None) -> list[str]:
+                in_launch: bool = False, parts: Mapping[str, Iterable[Iterable[str]]] | None = None,
+                schemas: Mapping[str, Iterable[str]] | None = None) -> list[str]:
     """The ops among `ops` ({name: count}, or names) that count as torch compute for a task of this category.
 
     `profiler`: names as the profiler writes them (packets); `parts` (the profile's cpu_op_parts) then tells
     which composites did their work natively (`unexplained_composites`). `in_launch`: ops seen inside a Triton
     launch, where the interpreter makes its own host aliases (new_empty, set_) and copies back (copy_, one per
-    argument storage at most, so never more than its new_empty calls).
+    argument storage at most, so never more than its new_empty calls). `schemas`: the worker's schemas of ops
+    outside aten that this process does not know (a library loaded only there).
     """
     p = policy()
     counts = _counts(ops)
@@ -247,6 +265,8 @@ def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profil
     out, reads = [], 0
     for name, n in counts.items():
         cls = classify(name)
+        if cls is OpClass.COMPUTE and schemas and name in schemas and not name.startswith("aten::"):
+            cls = schema_class(tuple(schemas[name]))
         # Inside a launch only the interpreter's copy_ is excused for a copy task (bounded below).
         if (cls is OpClass.COMPUTE or (cls is OpClass.FILL and fill_task)
                 or (cls is OpClass.COPY and copy_task and not (in_launch and _base(name) == "copy_"))):

@@ -162,11 +162,25 @@ class Session:
         cpu_ops, in_launch, ranges, parts = _cpu_ops(events, self.launch_range)
         kernels, call_stream, memcpy = _device_activity(events, triton_kernels)
         return {"available": True, "reason": "", "cpu_ops": dict(cpu_ops), "cpu_ops_in_launch": dict(in_launch),
-                "cpu_op_parts": parts, "launch_ranges": ranges, "kernels": kernels, "call_stream": call_stream,
-                "memcpy": memcpy}
+                "cpu_op_parts": parts, "op_schemas": _schemas([*cpu_ops, *in_launch]), "launch_ranges": ranges,
+                "kernels": kernels, "call_stream": call_stream, "memcpy": memcpy}
 
 
 _Op = tuple[str, int, int, int]  # name, thread, start ns, end ns
+_MAX_SCHEMAS = 64  # ops outside aten whose schemas are sent, per call
+
+
+def _schemas(names: list[str]) -> dict[str, list[str]]:
+    """The registered schemas of each op outside aten among `names` ("ns::name[.overload]"), as text."""
+    import torch
+
+    out: dict[str, list[str]] = {}
+    for name in sorted({n for n in names if not n.startswith("aten::")})[:_MAX_SCHEMAS]:
+        try:
+            out[name] = [str(s) for s in torch._C._jit_get_schemas_for_operator(name.split(".", 1)[0])][:16]
+        except RuntimeError:  # not an operator this process knows
+            continue
+    return out
 
 
 def _cpu_ops(events: list[Any], launch_range: str

@@ -88,6 +88,9 @@ class Profile(Message):
     cpu_ops_in_launch: dict[str, int] = field(default_factory=dict)
     # per op name, each distinct set of ops recorded directly beneath one of its calls (a composite's parts)
     cpu_op_parts: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # per op outside aten among those, its overloads' schemas as the worker's registry has them (a library's op,
+    # torchvision::_cuda_version, is not registered where the evaluator judges)
+    op_schemas: dict[str, tuple[str, ...]] = field(default_factory=dict)
     launch_ranges: int = 0  # launch ranges the profiler saw
     kernels: tuple[Kernel, ...] = ()
     call_stream: int | None = None

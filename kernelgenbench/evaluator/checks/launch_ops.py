@@ -19,7 +19,7 @@ def judge(task: Task, report: CallReport) -> str | None:
     profile = report.profile
     if not compute and profile.available:
         compute = compute_ops(profile.cpu_ops_in_launch, category=task.category, profiler=True, in_launch=True,
-                              parts=profile.cpu_op_parts)
+                              parts=profile.cpu_op_parts, schemas=profile.op_schemas)
     return f"torch compute inside a Triton launch: {fmt_ops(compute)}" if compute else None
 
 

@@ -25,7 +25,7 @@ def judge(task: Task, report: CallReport) -> str | None:
     if not profile.available:
         return None
     compute = compute_ops(without_seeds(profile.cpu_ops, report.seed_draws, profiler=True), category=task.category, profiler=True,
-                          parts=profile.cpu_op_parts)
+                          parts=profile.cpu_op_parts, schemas=profile.op_schemas)
     if not compute:
         return None
     return (f"torch compute recorded by the profiler but not by the dispatch recorder (it was switched off or "
