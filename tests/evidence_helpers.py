@@ -64,8 +64,11 @@ def serve(tmp_path: Path, code: str, calls: Iterable[dict[str, Any]], *, device:
     task = task or example_task()
     path = tmp_path / "candidate.py"
     path.write_text(code)
+    home = tmp_path / "home"  # its own folder, as the evaluator gives it: under /tmp, the only writable one there
+    home.mkdir(mode=0o700, exist_ok=True)
     setup = {"code_path": str(path), "log_path": str(tmp_path / "candidate.log"), "entry_point": task.entry_point,
-             "device": device, "record": task.to_dict(), "memory_cap_bytes": 0, "device_memory_fraction": 0.5}
+             "device": device, "record": task.to_dict(), "memory_cap_bytes": 0, "device_memory_fraction": 0.5,
+             "isolation": {"workdir": str(home)}}
     worker = Worker(setup)
     try:
         ready = worker.receive(120)
