@@ -16,18 +16,16 @@ an answer computed on the host and baked into the kernel changes with the inputs
 
 from __future__ import annotations
 
-import ast
 import builtins
+import dis
 import functools
-import inspect
 import sys
-import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 from typing import Any
 
-from kernelgenbench.sandbox.launches import host_number
+from kernelgenbench.sandbox.launches import number_values
 
 # triton's CodeGenerator.builtin_namespace: the only Python builtins a kernel body may name.
 TRITON_BUILTINS = frozenset({"len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr",
@@ -36,16 +34,17 @@ TRITON_BUILTINS = frozenset({"len", "list", "range", "float", "int", "isinstance
 _CONSTANT_MODULES = ("math", "cmath", "operator", "builtins", "functools", "triton")
 _TRITON_LANGUAGE = ("triton.language", "triton.experimental.gluon.language")
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
-_MAX_NUMBERS = 1 << 16  # numbers taken from one value (a table larger than this is no kernel constant)
 
 
 @dataclass(frozen=True)
 class _Body:
     """What one kernel function's source names, found once per code object."""
 
-    names: tuple[tuple[str, int], ...]  # free names read (not arguments, not assigned in the body), with lines
+    names: tuple[tuple[str, int], ...]  # free names read (globals, closure cells, builtins), with lines
     chains: tuple[tuple[str, tuple[str, ...], int], ...]  # a free name and the attributes read off it
     handles: tuple[int, ...]  # lines that read `.handle` (the interpreter's numpy block behind a tl.tensor)
+    writes: tuple[tuple[str, int], ...]  # globals or closure cells the body assigns (`global X`)
+    dynamic: tuple[tuple[str, tuple[str, ...], int], ...]  # getattr(root.a, name) with a name known at run time
 
 
 class KernelRules:
@@ -53,48 +52,47 @@ class KernelRules:
     constant held at a kernel's last launch is remembered across calls)."""
 
     def __init__(self) -> None:
-        self._bodies: dict[CodeType, _Body | None] = {}
+        self._bodies: dict[CodeType, _Body] = {}
         self._last: dict[tuple[Any, ...], int] = {}
 
-    def check(self, kernel: Any) -> tuple[list[str], list[float | int]]:
-        """The breaks of the rule in `kernel` and the JIT functions it names, and the numbers of its
-        constants that changed since its last launch. Only an interpreted kernel's breaks matter: a GPU
-        compile refuses a compiled one's itself (the launch counter keeps them where the rule was off)."""
-        breaks: list[str] = []
+    def check(self, kernel: Any, args: tuple[Any, ...] = (), runs: Any = None) -> tuple[list[str], list[float | int]]:
+        """The breaks of the rule in `kernel`, in the JIT functions it names and in those among its launch
+        `args`, and the numbers of its constants that changed since its last launch. `runs` maps a JIT function
+        to the Python function that executes for it (the interpreter's rewrite; by default `.fn`). Only an
+        interpreted kernel's breaks matter: a GPU compile refuses a compiled one's itself (the launch counter
+        keeps them where the rule was off)."""
+        runs = runs or _function
+        breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v)]
         numbers: list[float | int] = []
         seen: set[CodeType] = set()
-        todo = [_own(_function(kernel))]
+        todo = [_own(runs(kernel))] + [_own(runs(v)) for v in _jit_arguments(args)]
         while todo:
             fn = todo.pop()
             if fn is None or fn.__code__ in seen:
                 continue
             seen.add(fn.__code__)
             body = self._body(fn)
-            if body is None:
-                continue
-            first = fn.__code__.co_firstlineno - 1
             for ref, value, line, via in _references(fn, body):
-                where = f"{fn.__qualname__} (line {first + line}) reads {ref}"
                 why = _break(value, ref, via)
                 if why:
-                    breaks.append(f"{where}: {why}")
-                if _jit(value):
-                    todo.append(_own(_function(value)))
+                    breaks.append(f"{fn.__qualname__} (line {line}) reads {ref}: {why}")
+                inner = value.value if _is_constexpr(value) else value
+                if _jit(inner):
+                    todo.append(_own(runs(inner)))
                 else:
                     numbers.extend(self._changed((fn.__code__, ref), value))
-            breaks.extend(f"{fn.__qualname__} (line {first + line}) reads `.handle`, the interpreter's numpy array behind "
-                          f"a block: no GPU compiles it" for line in body.handles)
+            breaks.extend(_body_breaks(fn, body))
         return breaks, numbers
 
-    def _body(self, fn: FunctionType) -> _Body | None:
+    def _body(self, fn: FunctionType) -> _Body:
         code = fn.__code__
         if code not in self._bodies:
-            self._bodies[code] = _read_body(fn)
+            self._bodies[code] = _read_code(code)
         return self._bodies[code]
 
     def _changed(self, key: tuple[Any, ...], value: Any) -> list[float | int]:
         """`value`'s host numbers if they differ from those it held at the last launch (none at the first)."""
-        found = list(_numbers(value))
+        found = list(number_values(value))
         digest = hash((len(found), tuple(found[:4096])))
         last = self._last.get(key)
         self._last[key] = digest
@@ -120,53 +118,156 @@ def _own(fn: FunctionType | None) -> FunctionType | None:
     return fn
 
 
-def _read_body(fn: FunctionType) -> _Body | None:
-    """The free names, module attribute chains and `.handle` reads of `fn`'s body (None: no source, which no
-    JIT function lacks)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
+def _body_breaks(fn: FunctionType, body: _Body) -> Iterator[str]:
+    """What the body does that no GPU compile accepts, whatever its names hold."""
+    for line in body.handles:
+        yield (f"{fn.__qualname__} (line {line}) reads `.handle`, the interpreter's numpy array behind a block: "
+               f"no GPU compiles it")
+    for name, line in body.writes:
+        yield f"{fn.__qualname__} (line {line}) assigns the global `{name}`, which a GPU compile refuses"
+    for root, attrs, line in body.dynamic:
+        value = _resolve(fn, root, attrs)
+        for attr, why in _dynamic_breaks(value):
+            yield (f"{fn.__qualname__} (line {line}) reads getattr({'.'.join((root, *attrs))}, <a name known at run "
+                   f"time>), which may be `{attr}`: {why}")
+
+
+def _dynamic_breaks(value: Any) -> Iterator[tuple[str, str]]:
+    """For an attribute read by a name known only at run time: every attribute it could be that breaks the rule
+    (a module's or a namedtuple type's own; any other object: that it is read at all)."""
+    if isinstance(value, ModuleType) and str(getattr(value, "__name__", "")).split(".")[0] == "triton":
+        return  # getattr(tl, OP): whatever triton's modules hold is theirs to compile
+    if isinstance(value, ModuleType) or _namedtuple_type(value):
+        via = str(getattr(value, "__name__", ""))
+        for attr, held in list(vars(value).items()):
+            why = None if attr.startswith("__") else _break(held, attr, via)
+            if why:
+                yield attr, why
+                return
+    elif value is not _Absent and not _triton_allowed(value):
+        yield "?", f"a {type(value).__name__}, whose attributes a GPU compile cannot read by a run-time name"
+
+
+def _argument_breaks(i: int, value: Any) -> Iterator[str]:
+    """A launch argument a GPU launch refuses: a plain Python function (bare or in a constexpr) or a module."""
+    inner = getattr(value, "value", value) if _is_constexpr(value) else value
+    for v in inner if isinstance(inner, tuple) else (inner,):
+        if isinstance(v, ModuleType) or (callable(v) and not isinstance(v, type) and not _triton_allowed(v)
+                                         and not _constant_function(v)):
+            yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch refuses (the interpreter would "
+                   f"call it on the host)")
+
+
+def _jit_arguments(args: tuple[Any, ...]) -> Iterator[Any]:
+    """The JIT functions passed to a launch (a constexpr function argument the kernel calls)."""
+    for value in args:
+        inner = getattr(value, "value", value) if _is_constexpr(value) else value
+        for v in inner if isinstance(inner, tuple) else (inner,):
+            if _jit(v):
+                yield v
+
+
+_LOAD_ROOT = ("LOAD_GLOBAL", "LOAD_NAME")
+_LOAD_FREE = ("LOAD_DEREF", "LOAD_CLASSDEREF")
+_ATTR = ("LOAD_ATTR", "LOAD_METHOD")
+_CALL = ("PRECALL", "CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_KW", "KW_NAMES")
+
+
+def _codes(code: CodeType) -> Iterator[CodeType]:
+    """`code` and the code objects nested in it (comprehensions, lambdas the interpreter's rewrite adds)."""
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        yield c
+        stack.extend(k for k in c.co_consts if isinstance(k, CodeType))
+
+
+def _read_code(code: CodeType) -> _Body:
+    """The free names, attribute chains, `.handle` reads and global writes of the code that runs: its bytecode,
+    which no docstring, swapped `.fn` or seeded cache can make differ from what executes."""
+    names: list[tuple[str, int]] = []
+    chains: list[tuple[str, tuple[str, ...], int]] = []
+    handles: set[int] = set()
+    writes: list[tuple[str, int]] = []
+    dynamic: list[tuple[str, tuple[str, ...], int]] = []
+    free = set(code.co_freevars)
+    for c in _codes(code):
+        ins = list(dis.get_instructions(c))
+        line = c.co_firstlineno
+        for i, x in enumerate(ins):
+            line = (x.positions.lineno if x.positions and x.positions.lineno else line)
+            op, arg = x.opname, x.argval
+            if op in _ATTR + ("STORE_ATTR", "DELETE_ATTR") and arg == "handle":
+                handles.add(line)
+            if op in ("STORE_GLOBAL", "DELETE_GLOBAL") or (op in ("STORE_DEREF", "DELETE_DEREF") and arg in free
+                                                           and c is code):
+                writes.append((str(arg), line))
+            if not (op in _LOAD_ROOT or (op in _LOAD_FREE and arg in free)):
+                continue
+            names.append((str(arg), line))
+            attrs, j = _attrs(ins, i + 1)
+            if attrs:
+                chains.append((str(arg), attrs, line))
+            if arg in ("getattr", "hasattr") and op in _LOAD_ROOT:
+                found = _getattr_call(ins, i + 1)
+                if found is not None:
+                    (chains if found[2] else dynamic).append((found[0], found[1], line))
+    return _Body(tuple(names), tuple(chains), tuple(sorted(handles)), tuple(writes), tuple(dynamic))
+
+
+def _attrs(ins: list[dis.Instruction], j: int) -> tuple[tuple[str, ...], int]:
+    """The attribute names loaded one after another from instruction `j` on, and the index after them."""
+    attrs = []
+    while j < len(ins) and ins[j].opname in _ATTR:
+        attrs.append(str(ins[j].argval))
+        j += 1
+    return tuple(attrs), j
+
+
+def _getattr_call(ins: list[dis.Instruction], j: int) -> tuple[str, tuple[str, ...], bool] | None:
+    """For `getattr(root.a, name)` with `root` a free name: (root, attrs with the name where it is a literal,
+    whether it is); None where the object is no free name (a local: the launch arguments are judged)."""
+    if j >= len(ins) or ins[j].opname not in _LOAD_ROOT + _LOAD_FREE:
         return None
-    node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    if node is None:
-        return None
-    a = node.args
-    local = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
-    nodes = [n for stmt in node.body for n in ast.walk(stmt)]
-    local |= {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    names = tuple((n.id, n.lineno) for n in nodes
-                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local)
-    chains = tuple(c for n in nodes for c in _chain(n, local))
-    handles = tuple(sorted({n.lineno for n in nodes if isinstance(n, ast.Attribute) and n.attr == "handle"}))
-    return _Body(names, chains, handles)
+    root = str(ins[j].argval)
+    attrs, k = _attrs(ins, j + 1)
+    literal = k < len(ins) and ins[k].opname == "LOAD_CONST" and isinstance(ins[k].argval, str)
+    if literal:
+        rest = ins[k + 1:k + 3]
+        literal = any(r.opname in _CALL for r in rest)  # the literal is the name, not a default's start
+    return (root, (*attrs, str(ins[k].argval)) if literal else attrs, literal)
 
 
-def _chain(node: ast.AST, local: set[str]) -> Iterator[tuple[str, tuple[str, ...], int]]:
-    """`root.a.b` or `getattr(root, "a")` read off a free name, as (root, ("a", "b"), line)."""
-    attrs: list[str] = []
-    line = getattr(node, "lineno", 0)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
-            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-        attrs.append(node.args[1].value)
-        node = node.args[0]
-    elif not isinstance(node, ast.Attribute):
-        return
-    while isinstance(node, ast.Attribute):
-        attrs.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name) and node.id not in local:
-        yield node.id, tuple(reversed(attrs)), line
-
-
-def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, str]]:
-    """Each distinct name and module attribute the body reads, resolved now: (spelling, value, line, the name of
-    the module it was read from, "" for a name)."""
+def _scope(fn: FunctionType) -> dict[str, Any]:
+    """What the function's free names resolve to now: its globals, with its closure cells over them."""
     scope = dict(fn.__globals__)
     for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False):
         try:
             scope[name] = cell.cell_contents
         except ValueError:  # an empty cell: the name is unbound
             continue
+    return scope
+
+
+def _followed(value: Any) -> bool:
+    """Attributes read off it are evaluated by a GPU compile as constants: a module's, a namedtuple type's."""
+    return isinstance(value, ModuleType) or _namedtuple_type(value)
+
+
+def _resolve(fn: FunctionType, root: str, attrs: tuple[str, ...]) -> Any:
+    """`root.a.b` as the body reads it now, followed through modules and namedtuple types only."""
+    value = _scope(fn).get(root, _Absent)
+    for attr in attrs:
+        if not _followed(value):
+            break
+        value = getattr(value, attr, _Absent)
+    return value
+
+
+def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, str]]:
+    """Each distinct name and module (or namedtuple type) attribute the body reads, resolved now: (spelling,
+    value, line, the name of the module or type it was read from, "" for a name)."""
+    scope = _scope(fn)
     done: set[str] = set()
     for name, line in body.names:
         if name not in done:
@@ -176,9 +277,9 @@ def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, 
         value, via = scope.get(root, _Absent), ""
         spelled = root
         for attr in attrs:
-            if not isinstance(value, ModuleType):
+            if not _followed(value):
                 break
-            via = str(getattr(value, "__name__", ""))
+            via = str(getattr(value, "__module__", "") if isinstance(value, type) else getattr(value, "__name__", ""))
             value = getattr(value, attr, _Absent)
             spelled += "." + attr
         if spelled != root and spelled not in done:
@@ -202,7 +303,9 @@ def _break(value: Any, ref: str, via: str) -> str | None:
             return (f"the Python builtin `{ref}`, which a GPU compile does not know (a kernel names only "
                     f"{', '.join(sorted(TRITON_BUILTINS))})")
         return None  # undefined: the interpreter raises NameError as a GPU compile does
-    if _triton_allowed(value, via):
+    if _is_constexpr(value):
+        return _constexpr_break(value.value)
+    if _triton_allowed(value, via) or _interpreter_own(value, ref, via):
         return None
     if via and (_plain(value) or _constant_function(value)):
         return None
@@ -214,6 +317,32 @@ def _break(value: Any, ref: str, via: str) -> str | None:
                 f"it on the host at every launch)")
     return (f"a {kind}, which a GPU compile refuses (a kernel may name only constexpr globals, modules, JIT "
             f"functions and triton.language members)")
+
+
+def _constexpr_break(inner: Any) -> str | None:
+    """A constexpr is allowed by type, and so is one holding a plain function (`@tl.constexpr def f`: a compile-time
+    function a GPU compile calls on constants; the numbers it returns are counted as the launch's, see
+    sandbox/interpreted_kernels.py); one holding a module-like object or a container of functions is not."""
+    if isinstance(inner, ModuleType):
+        return "a constexpr holding a module, which a GPU compile refuses"
+    return None
+
+
+def _interpreter_own(value: Any, ref: str, via: str) -> bool:
+    """What the interpreter's rewrite names, from the globals it copies into the kernel's module
+    (_InterpreterComparison, interpreter_semantic): the interpreter module's own object under that name."""
+    interpreter = sys.modules.get("triton.runtime.interpreter")
+    return not via and interpreter is not None and getattr(interpreter, ref, _Absent) is value
+
+
+def _is_constexpr(value: Any) -> bool:
+    from triton import language
+
+    return isinstance(value, language.constexpr)
+
+
+def _namedtuple_type(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
 
 
 def _interpreter_patch(value: Any) -> bool:
@@ -235,12 +364,11 @@ def _triton_allowed(value: Any, via: str = "") -> bool:
     names no triton member)."""
     from triton import language
 
-    if isinstance(value, (ModuleType, language.dtype, language.constexpr)) or _jit(value):
+    if isinstance(value, (ModuleType, language.dtype, language.constexpr)) or _jit(value) or _namedtuple_type(value):
         return True
-    if getattr(value, "__triton_builtin__", False) is True or getattr(value, "__triton_aggregate__", False) is True:
-        return True
-    if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
-        return True  # a namedtuple type
+    marked = getattr(value, "__triton_builtin__", False) is True or getattr(value, "__triton_aggregate__", False) is True
+    if marked and _member_of(value, ("triton",), via):
+        return True  # a builtin's mark is trusted only on what triton's own modules hold
     return _member_of(value, _TRITON_LANGUAGE, via)
 
 
@@ -288,18 +416,3 @@ def _constant_function(value: Any) -> bool:
     """A function of Python's math or operator modules, or of triton's (triton.cdiv): what a GPU compile may
     call on constants."""
     return isinstance(value, (BuiltinFunctionType, FunctionType)) and _member_of(value, _CONSTANT_MODULES)
-
-
-def _numbers(value: Any) -> Iterator[float | int]:
-    """The host numbers (floats, float-sized ints) in a value, a constexpr or a container, at most _MAX_NUMBERS."""
-    stack, n = [value], 0
-    while stack and n < _MAX_NUMBERS:
-        v = stack.pop()
-        v = getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
-        if host_number(v):
-            n += 1
-            yield float(v) if isinstance(v, float) else int(v)
-        elif isinstance(v, (tuple, list, frozenset, set)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())

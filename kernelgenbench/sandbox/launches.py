@@ -27,6 +27,7 @@ from typing import Any
 
 _LOADED: set[str] = set()
 INT_AS_BITS = 1 << 24  # an int kernel argument this large may be a float's bits (launch numbers)
+MAX_NUMBERS = 1 << 16  # numbers taken from one value (a table larger than this is no kernel constant)
 MAX_FLOATS = 1 << 20  # distinct float arguments kept per call: far more than any output judged by them
 MAX_BREAKS = 16  # kernel rule breaks kept per call: the first decides the verdict, a few more say how widespread
 
@@ -117,7 +118,7 @@ class LaunchCounter:
     `ranges` counts the launch ranges opened, to compare with those the profiler saw.
     """
 
-    def __init__(self, recorder: Any = None, rules: Any = None, memory: Any = None) -> None:
+    def __init__(self, recorder: Any = None, rules: Any = None, memory: Any = None, kernels: Any = None) -> None:
         self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
@@ -127,6 +128,7 @@ class LaunchCounter:
         self.rules = rules  # sandbox/kernel_rules.py's KernelRules, kept for the worker's life (None: not checked)
         self.rule_breaks: list[str] = []  # what kernels launched in the call name that no GPU compile allows
         self.memory = memory  # sandbox/launch_memory.py's LaunchMemory: interpreted launches' accesses checked
+        self.kernels = kernels  # sandbox/interpreted_kernels.py's InterpretedKernels: what the interpreter runs
         self._range = _range_factory()
 
     @property
@@ -164,13 +166,29 @@ class LaunchCounter:
                 if host_number(x):
                     self.floats.add(float(x) if isinstance(x, float) else int(x))
 
-    def note_kernel(self, kernel: Any, *, interpreted: bool) -> None:
+    def note_kernel(self, kernel: Any, args: tuple[Any, ...] = (), *, interpreted: bool) -> None:
         """What the kernel's body names, by Triton's compile rule (sandbox/kernel_rules.py): its breaks where no
         GPU compile refused them (interpreted, or the rule turned off), and its baked-in constants' numbers
-        where they changed since its last launch (counted with the arguments)."""
+        where they changed since its last launch (counted with the arguments). An interpreted kernel is judged
+        in the function the interpreter runs for it, when its grid is set (sandbox/interpreted_kernels.py)."""
         if self.rules is None:
             return
-        breaks, numbers = self.rules.check(kernel)
+        if interpreted and self.kernels is not None:
+            self.kernels.launching = (kernel, args, self)
+            return
+        self._judge(self.rules.check(kernel, args), interpreted=interpreted)
+
+    def judge_interpreted(self, kernel: Any, args: tuple[Any, ...]) -> None:
+        """The rule applied to the function the interpreter runs for `kernel`, as its grid is set."""
+        self._judge(self.rules.check(kernel, args, self.kernels.runs), interpreted=True)
+
+    def note_baked(self, value: Any) -> None:
+        """A compile-time function's result in an interpreted launch: counted with the launch numbers."""
+        if len(self.floats) < MAX_FLOATS:
+            self.floats.update(number_values(value))
+
+    def _judge(self, found: tuple[list[str], list[float | int]], *, interpreted: bool) -> None:
+        breaks, numbers = found
         if breaks and (interpreted or _rule_off()) and len(self.rule_breaks) < MAX_BREAKS:
             self.rule_breaks.extend(b for b in breaks if b not in self.rule_breaks)
             del self.rule_breaks[MAX_BREAKS:]
@@ -215,12 +233,14 @@ class LaunchCounter:
                 name = getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel")
                 counter.launches[str(name)] += 1
             counter.note_arguments(args, kwargs)
-            counter.note_kernel(kernel, interpreted=count)
+            counter.note_kernel(kernel, (*args, *kwargs.values()), interpreted=count)
             before, t0 = _compiled(kernel), time.perf_counter()
             try:
                 with counter._launching(args, kwargs, interpreted=count):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
+                if counter.kernels is not None:
+                    counter.kernels.launch_ended()
                 if _compiled(kernel) > before:
                     counter.compile_s += time.perf_counter() - t0
 
@@ -250,6 +270,23 @@ def host_number(x: Any) -> bool:
     if isinstance(x, bool):
         return False
     return isinstance(x, float) or (isinstance(x, int) and abs(x) >= INT_AS_BITS)
+
+
+def number_values(value: Any) -> Iterator[float | int]:
+    """The host numbers (floats, float-sized ints) in a value, a constexpr or a container, at most MAX_NUMBERS."""
+    stack, n = [value], 0
+    while stack and n < MAX_NUMBERS:
+        v = stack.pop()
+        v = getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
+        if host_number(v):
+            n += 1
+            yield float(v) if isinstance(v, float) else int(v)
+        elif isinstance(v, (tuple, list, frozenset, set)):
+            stack.extend(v)
+        elif isinstance(v, complex):
+            stack.extend((v.real, v.imag))
+        elif isinstance(v, dict):
+            stack.extend((*v.keys(), *v.values()))
 
 
 def _tensors(values: list[Any]) -> list[Any]:

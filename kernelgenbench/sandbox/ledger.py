@@ -39,7 +39,7 @@ PAGE, SAMPLED_PAGES = 4096, 256  # larger ones on this many pages (plus the firs
 _BASE, _STORAGE = torch._C.TensorBase, torch._C.StorageBase
 _T_STORAGE, _T_DTYPE = _BASE.untyped_storage, _BASE.__dict__["dtype"].__get__
 _S_PTR, _S_NBYTES, _S_RESIZABLE = _STORAGE.data_ptr, _STORAGE.nbytes, _STORAGE.resizable
-_S_DEVICE = _STORAGE.__dict__["device"].__get__
+_S_DEVICE, _S_IMPL = _STORAGE.__dict__["device"].__get__, _STORAGE.__dict__["_cdata"].__get__
 _WEAK, _EXPIRED, _FREE = _STORAGE._weak_ref, _STORAGE._expired, _STORAGE._free_weak_ref
 # bound now: a candidate may rebind torch.Tensor (a Parameter's storage is read as a tensor's)
 _TENSOR, _UNTYPED, _PARAMETER = torch.Tensor, torch.UntypedStorage, torch.nn.Parameter
@@ -54,11 +54,17 @@ class WriteLedger:
         self._pages_seed = secrets.randbits(64)
         # data_ptr -> (weak ref, nbytes, digest, dtype of a tensor seen on it)
         self._table: dict[int, tuple[int, int, bytes, torch.dtype]] = {}
+        # storage impl -> (weak ref, data_ptr, nbytes) where a known writer left it, empty storages too: memory
+        # given to a storage with no op (`untyped_storage().resize_()`) is no writer's
+        self._places: dict[int, tuple[int, int, int]] = {}
 
     def record(self, values: Iterable[Any]) -> None:
         """Digest the CPU storages of these tensors (or storages) as they are now: a known writer just ran."""
-        for ptr, storage, dtype in _storages(values):
-            self._put(ptr, storage, dtype)
+        for ptr, storage, dtype in _storages(values, empty=True):
+            if ptr:
+                self._put(ptr, storage, dtype)
+            else:
+                self._place(storage, 0, 0)
 
     def check(self, values: Iterable[Any]) -> list[Found]:
         """The storages among `values`' that were written by no known writer since they were digested, or lie
@@ -97,6 +103,9 @@ class WriteLedger:
                 self._drop(ptr)
             else:
                 self._table[ptr] = (weak, nbytes, self._digest(ptr, nbytes), dtype)
+        for impl, (weak, _, _) in list(self._places.items()):
+            if _EXPIRED(weak):
+                _FREE(self._places.pop(impl)[0])
 
     def spans(self, values: Iterable[Any] = ()) -> list[tuple[int, int]]:
         """(start, end) addresses of every live storage it holds and of `values`' storages: the memory a launch
@@ -114,13 +123,30 @@ class WriteLedger:
         nbytes = _S_NBYTES(storage)
         digest = self._digest(ptr, nbytes)
         if entry is None or _EXPIRED(entry[0]) or entry[1] != nbytes:
-            return not _S_RESIZABLE(storage), digest  # first seen: host data only where torch did not allocate it
+            # first seen here: host data where torch did not allocate it, or where a storage known elsewhere (or
+            # empty) was given this memory by no op
+            return not _S_RESIZABLE(storage) or self._moved(storage, ptr, nbytes), digest
         return digest != entry[2], digest
+
+    def _moved(self, storage: Any, ptr: int, nbytes: int) -> bool:
+        place = self._places.get(_S_IMPL(storage))
+        return place is not None and not _EXPIRED(place[0]) and place[1:] != (ptr, nbytes)
+
+    def _place(self, storage: Any, ptr: int, nbytes: int) -> None:
+        impl = _S_IMPL(storage)
+        place = self._places.get(impl)
+        if place is not None and not _EXPIRED(place[0]):
+            self._places[impl] = (place[0], ptr, nbytes)
+            return
+        if place is not None:
+            _FREE(place[0])
+        self._places[impl] = (_WEAK(storage), ptr, nbytes)
 
     def _put(self, ptr: int, storage: Any, dtype: torch.dtype, digest: bytes | None = None) -> None:
         entry = self._table.get(ptr)
         nbytes = _S_NBYTES(storage)
         digest = self._digest(ptr, nbytes) if digest is None else digest
+        self._place(storage, ptr, nbytes)
         if entry is not None and not _EXPIRED(entry[0]):
             self._table[ptr] = (entry[0], nbytes, digest, dtype)
             return
@@ -170,9 +196,10 @@ def _pages(nbytes: int, seed: int) -> tuple[int, ...]:
     return (0, *sorted(chosen), last)
 
 
-def _storages(values: Iterable[Any]) -> list[tuple[int, Any, torch.dtype]]:
+def _storages(values: Iterable[Any], *, empty: bool = False) -> list[tuple[int, Any, torch.dtype]]:
     """(data_ptr, storage, dtype) of each distinct CPU storage with data among plain tensors and storages (a bare
-    storage's dtype: uint8). A subclass is left alone: reading its storage could run its own code."""
+    storage's dtype: uint8), and with `empty` those without (data_ptr 0). A subclass is left alone: reading its
+    storage could run its own code."""
     out, seen = [], set()
     for v in values:
         try:
@@ -187,7 +214,11 @@ def _storages(values: Iterable[Any]) -> list[tuple[int, Any, torch.dtype]]:
             ptr, nbytes = _S_PTR(storage), _S_NBYTES(storage)
         except (RuntimeError, NotImplementedError):  # sparse or wrapper tensors, invalid storages: no memory
             continue
-        if not ptr or ptr in seen or not nbytes:
+        if not (ptr and nbytes):
+            if empty:
+                out.append((0, storage, dtype))
+            continue
+        if ptr in seen:
             continue
         seen.add(ptr)
         out.append((ptr, storage, dtype))

@@ -141,6 +141,7 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.sandbox.activity", "kernelgenbench.sandbox.threads",
                     "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "kernelgenbench.sandbox.ledger",
                     "kernelgenbench.sandbox.kernel_rules", "kernelgenbench.sandbox.launch_memory",
+                    "kernelgenbench.sandbox.interpreted_kernels",
                     "torch.utils._python_dispatch")
 
 
@@ -557,6 +558,7 @@ class _Bound:
     ledger: Any  # sandbox/ledger.py's WriteLedger: CPU storages' digests, kept for the worker's life
     kernel_rules: Any  # sandbox/kernel_rules.py's KernelRules: Triton's rule for kernel bodies, per launch
     memory: Any  # sandbox/launch_memory.py's LaunchMemory: the interpreter's loads and stores, per launch
+    kernels: Any  # sandbox/interpreted_kernels.py's InterpretedKernels: the functions the interpreter runs
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -567,6 +569,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
     from kernelgenbench.sandbox.hooks import InterpreterHooks
+    from kernelgenbench.sandbox.interpreted_kernels import InterpretedKernels
     from kernelgenbench.sandbox.kernel_rules import KernelRules
     from kernelgenbench.sandbox.launch_memory import LaunchMemory
     from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
@@ -575,9 +578,11 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     ledger = WriteLedger()
     memory = LaunchMemory(ledger)
     watched.update(memory.install())
+    kernels = InterpretedKernels()
+    watched.update(kernels.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory)
+               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels)
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -621,7 +626,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     pos, kw = b.split_call_args(task, args)
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
-    counter = b.launch_counter(rec, b.kernel_rules, b.memory)
+    counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels)
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None

@@ -127,5 +127,5 @@ CHECK = Check(
             "host_map_after_launch", "rt8_asarray_ctypes_buffer", "rt8_asarray_bytesio_view",
             "rt8_bernoulli_asarray_random", "rt8_pydoc_pipepager_child", "rt8_full_scalar_tensors", "rt8_launch_int_bits",
             "rt8_launch_float_subclass", "rt8_pytree_blind_lift", "rt8_torch_tensor_rebind", "host_module_tuple_answer",
-            "host_constexpr_global_answer"),
+            "host_constexpr_global_answer", "rt9_baked_complex", "rt9_constexpr_callable", "rt9_constexpr_dict_keys", "rt9_ledger_resized_storage"),
 )

@@ -29,5 +29,7 @@ CHECK = Check(
     name="kernel_rules", status=Status.COMPILE_ERROR, collector="launches", judge=judge,
     prompt=("a kernel body that names what a GPU compile refuses (a global that is not constexpr, a plain Python "
             "function, a block's `.handle`), even where Triton's interpreter runs it"),
-    corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch"),
+    corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
+            "rt9_fn_swap", "rt9_getattr_param_name", "rt9_grid_toctou", "rt9_jit_as_argument",
+            "rt9_namedtuple_classattr"),
 )

@@ -1,0 +1,132 @@
+"""The function Triton's interpreter runs for a kernel, made by the worker and judged where it runs.
+
+Under TRITON_INTERPRET=1 a kernel is an `InterpretedFunction`: at each launch and each device-function call it
+runs `self.rewrite()`, a function compiled from the source of `self.rewriter.fn`, found from the last line that
+starts with "def " and kept in a class-level cache. Every one of those is the candidate's to change: a `.fn`
+swapped after `triton.jit`, a cache entry seeded with a plain function, a second `def` inside a string, an
+instance attribute named `rewrite`. A rule applied to any other object than the one that runs reads a body that
+never executes.
+
+So the worker owns that step (`install`, before the candidate is imported): the function given to the
+InterpretedFunction's constructor is remembered; `rewrite` is a data descriptor on the class (an instance
+attribute cannot shadow it) that compiles that function's source from its real `def` (the parser's, as a GPU
+compile finds it) into a cache the worker holds; and the kernel rule (sandbox/kernel_rules.py) is applied to
+exactly that function when the launch's grid is set, after the grid callable and the pre-run hooks (host
+code that could rebind what the body reads) have run, and before any program executes.
+
+A compile-time function (`@tl.constexpr def f`) runs once per compile on a GPU and its result is baked into the
+kernel; the interpreter calls it at every launch, so a host answer could come back through it. The numbers such
+calls return during an interpreted launch are counted with the launch's numbers (checks/host_data.py judges
+them with the launch arguments).
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+import weakref
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
+
+
+class InterpretedKernels:
+    """The functions the interpreter runs, one per kernel function given to triton.jit; the launch in progress."""
+
+    def __init__(self) -> None:
+        self._given: weakref.WeakKeyDictionary[Any, tuple[FunctionType, dict[str, Any]]] = weakref.WeakKeyDictionary()
+        self._made: dict[FunctionType, FunctionType] = {}
+        # the launch whose grid is not set yet: (kernel, its arguments, the launch counter that judges it)
+        self.launching: tuple[Any, tuple[Any, ...], Any] | None = None
+        self.counting: Callable[[Any], None] | None = None  # where a running launch's compile-time results go
+
+    def install(self) -> dict[str, tuple[Any, str]]:
+        """Take over the interpreter's rewrite and watch the grid being set; the replaced class attributes, to
+        be watched for replacement ({} without the interpreter)."""
+        try:
+            from triton.language import constexpr
+            from triton.runtime.interpreter import FunctionRewriter, InterpretedFunction, InterpreterBuilder
+        except ImportError:
+            return {}
+        init, set_grid_dim, call = InterpretedFunction.__init__, InterpreterBuilder.set_grid_dim, constexpr.__call__
+        kernels = self
+
+        def __init__(self: Any, fn: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, fn, *args, **kwargs)
+            if isinstance(fn, FunctionType):
+                kernels._given[self] = (fn, dict(kwargs))
+
+        def checked_set_grid_dim(self: Any, *dims: Any) -> Any:
+            kernels._judge_launch()
+            return set_grid_dim(self, *dims)
+
+        def counted_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            out = call(self, *args, **kwargs)
+            if kernels.counting is not None:
+                kernels.counting(out)
+            return out
+
+        def refuse(self: Any, value: Any) -> None:
+            raise AttributeError("the worker makes the interpreter's functions; `rewrite` cannot be replaced")
+
+        InterpretedFunction.__init__ = __init__
+        InterpretedFunction.rewrite = property(lambda k: lambda: kernels.runs(k, FunctionRewriter), refuse)
+        InterpreterBuilder.set_grid_dim = checked_set_grid_dim
+        constexpr.__call__ = counted_call
+        return {f"triton.InterpretedFunction.{n}": (InterpretedFunction, n) for n in ("__init__", "rewrite")} | \
+            {"triton.InterpreterBuilder.set_grid_dim": (InterpreterBuilder, "set_grid_dim"),
+             "triton.constexpr.__call__": (constexpr, "__call__")}
+
+    def runs(self, kernel: Any, rewriter: Any = None) -> FunctionType | None:
+        """The function that executes for `kernel` (None for no interpreted function): the one given to its
+        constructor, rewritten once for the interpreter from its real `def`."""
+        given = self._given.get(kernel) if _weakrefable(kernel) else None
+        if given is None:
+            fn = getattr(kernel, "fn", None)
+            if not isinstance(fn, FunctionType):
+                return None
+            given = (fn, {})
+            if _weakrefable(kernel):
+                self._given[kernel] = given  # made without the constructor: its first function stays its own
+        fn, kwargs = given
+        made = self._made.get(fn)
+        if made is None:
+            made = self._made[fn] = _rewrite(fn, kwargs, rewriter)
+        return made
+
+    def _judge_launch(self) -> None:
+        launch, self.launching = self.launching, None
+        if launch is not None:
+            kernel, args, counter = launch
+            counter.judge_interpreted(kernel, args)
+            self.counting = counter.note_baked
+
+    def launch_ended(self) -> None:
+        """The launch returned or raised: nothing pending, nothing counted."""
+        self.launching = self.counting = None
+
+
+def _weakrefable(obj: Any) -> bool:
+    try:
+        weakref.ref(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _rewrite(fn: FunctionType, kwargs: dict[str, Any], rewriter: Any) -> FunctionType:
+    """`fn` compiled as the interpreter compiles it, from the `def` the parser finds (the interpreter takes the
+    last line starting with "def ", which a string in the body can hold)."""
+    if rewriter is None:
+        from triton.runtime.interpreter import FunctionRewriter as rewriter
+    r = rewriter(fn, **kwargs)
+    r._find_def = _parsed_def  # an instance attribute: triton's class stays as it is
+    made = r.rewrite_ast()
+    return made if isinstance(made, FunctionType) else fn
+
+
+def _parsed_def(lines: list[str]) -> int:
+    """The line (from 1) of the first function definition in `lines`, as Python parses them."""
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return node.lineno
