@@ -3,15 +3,8 @@
 # (issue 18), the real-library tasks whose speed-of-light floors changed timed again (issue 17), the GPU tests
 # of the protocol, evidence and floors, and the red-team corpus on the device when it is in the tree.
 set -u
-OUT=${OUT:-/tmp/kgb-gpu-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/session14_log.txt") 2>&1
-export PYTHONUNBUFFERED=1 KGB_CACHE_DIR=/tmp/kgb-cache GEMS_VENDOR=nvidia FLAGGEMS_CACHE_DIR=/tmp/flaggems-cache
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
-  .kgb_real/whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD
-. bench/session_step.sh
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv,noheader
+. bench/real_session_setup.sh
+real_session_setup session14_log.txt
 step ncu-pairs 170 python3 bench/bench_timing_vs_ncu.py "$OUT/ncu" --budget-s 150 --families pairs \
   --only tsum_4096x4096,mm_4096_bfloat16,tadd_16777216 --chunk 16 --methods kgb,ksum --ncu-columns ncu_flush
 FLOORS=aten/scatter.reduce,aten/scatter.src,aten/rrelu_with_noise_backward,aten/full,aten/arange,aten/arange.start

@@ -3,15 +3,8 @@
 # and FlagGems' norms through `kgb eval` again, the changed speed-of-light floors (issue 17: cutlass_scaled_mm's
 # int8/fp8 rates), and the GPU tests.
 set -u
-OUT=${OUT:-/tmp/kgb-gpu-out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/session19_log.txt") 2>&1
-export PYTHONUNBUFFERED=1 KGB_CACHE_DIR=/tmp/kgb-cache GEMS_VENDOR=nvidia FLAGGEMS_CACHE_DIR=/tmp/flaggems-cache
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
-  .kgb_real/whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD
-. bench/session_step.sh
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv,noheader
+. bench/real_session_setup.sh
+real_session_setup session19_log.txt
 SKIP=${SKIP:-}  # e.g. "probe floors": steps left out of a follow-up call
 [[ $SKIP == *probe* ]] || step audit-probe 60 python3 bench/audit_hook_probe.py liger
 NORMS=${NORMS:-vllm/rms_norm,vllm/fused_add_rms_norm,aten/native_layer_norm,aten/_softmax}
