@@ -10,9 +10,10 @@ recorders stopped, or before they start, and nothing sees it.
 So, in the worker only (`install`, before the candidate is imported): audit hooks are refused outright (a hook
 that raises RuntimeError on "sys.addaudithook" keeps every later hook out, CPython's documented behaviour:
 `sys.addaudithook` then returns as if it had added it). A refused hook never runs, so trying is no evidence:
-libraries add one on CPython 3.12 (filelock, under torch's and triton's caches, to make its locks fork-safe),
-and a candidate's hook is inert. Switching record_function off is refused too (the profiler then sees no op: the device-activity recorder blinded;
-the function is replaced where torch exports it, and only torch's distributed tests call it);
+libraries add one on CPython 3.12 (filelock 3.32's module body does, to make its locks fork-safe; Liger's
+first call imports it lazily), and a candidate's hook is inert. Switching record_function off is refused
+too (the profiler then sees no op: the device-activity recorder blinded; the function is replaced where
+torch exports it, and only torch's distributed tests call it);
 the garbage collector runs only inside the candidate's own call and import (`open`); and at each call's
 end, still under the recorders, and before each call (`close`) whatever the candidate installed is taken out
 again and named. Taking the hooks out is the defence; the names are evidence for the report.

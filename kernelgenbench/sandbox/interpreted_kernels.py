@@ -126,7 +126,10 @@ def _rewrite(fn: FunctionType, kwargs: dict[str, Any], rewriter: Any) -> Functio
 
 
 def _parsed_def(lines: list[str]) -> int:
-    """The line (from 1) of the first function definition in `lines`, as Python parses them."""
-    tree = ast.parse(textwrap.dedent("".join(lines)))
-    node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    return node.lineno
+    """The line (from 1) of the first function definition in `lines`, as Python parses them (source Python cannot
+    parse on its own: the first line that starts with "def ", which a GPU compile's own search finds too)."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        return next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))).lineno
+    except (SyntaxError, StopIteration):
+        return next((i + 1 for i, line in enumerate(lines) if line.lstrip().startswith("def ")), 1)
