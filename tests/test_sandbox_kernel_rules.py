@@ -105,3 +105,32 @@ def test_the_launch_counter_keeps_breaks_of_interpreted_launches_only():
     counter.note_kernel(_reads_list, interpreted=True)
     counter.note_kernel(_reads_list, interpreted=True)
     assert len(counter.rule_breaks) == 1 and "_TABLE" in counter.rule_breaks[0]
+
+
+def test_every_scalar_a_launch_gets_is_a_leaf_and_text_counts_by_chunks():
+    import collections
+
+    from kernelgenbench.sandbox.launches import leaves
+
+    found = sorted(leaves((3, 2.5, "abcdefgh", b"xy", collections.deque([7]), {"k": 2**30}, tl.constexpr((5,)))),
+                   key=repr)
+    assert found == sorted([("small", 3), ("number", 2.5), ("text", (0, "abcd")), ("text", (4, "efgh")),
+                            ("text", (0, b"xy")), ("small", 7), ("text", (0, "k")), ("number", 2**30),
+                            ("small", 5)], key=repr)
+
+
+def test_scalars_a_round_hands_that_the_previous_round_did_not_are_counted():
+    from collections import Counter
+
+    import torch
+
+    from kernelgenbench.sandbox.worker import _leaves_changed
+
+    rounds: dict = {}
+    args = {"self": torch.zeros(4, 3), "dim": [1]}
+    sizes = Counter({("small", 4): 1, ("small", 3): 1, ("small", 1024): 2})
+    assert _leaves_changed(rounds, args, sizes) == 0  # the first round: nothing to compare with
+    assert _leaves_changed(rounds, {"self": torch.ones(4, 3), "dim": [1]}, sizes) == 0  # same shapes, same sizes
+    encoded = sizes + Counter({("small", 12345): 1, ("small", 777): 1})
+    assert _leaves_changed(rounds, args, encoded) == 2
+    assert _leaves_changed(rounds, args, sizes) == 0  # fewer than before (an autotuned first round): none new

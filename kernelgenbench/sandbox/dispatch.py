@@ -14,11 +14,12 @@ evidence judged outside this process and OS isolation are the real defence.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import secrets
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import torch
@@ -199,6 +200,21 @@ class DispatchRecorder(TorchDispatchMode):
         """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table."""
         if self._ledger is not None:
             self._ledger.refresh(values)
+
+    @contextlib.contextmanager
+    def host_code(self, *, mid_launch: bool = False) -> Iterator[None]:
+        """Candidate code a launch runs on the host (a grid callable, a pre-run hook, a compile-time function) is
+        judged as the call's own: its ops recorded outside the launch, and storages it wrote with no op found
+        when it returns. `mid_launch`: the launch's programs ran before it, and their writes are the launch's."""
+        depth, self._paused = self._paused, 0  # the attribute, not the setter: no pause is counted
+        if mid_launch and self._ledger is not None:
+            self._ledger.refresh()
+        try:
+            yield
+        finally:
+            self._paused = depth
+            if self._ledger is not None:
+                self.took_host(self._ledger.check_all())
 
     def closing(self, values: list[Any]) -> None:
         """At the call's end (given its outputs and arguments): every storage written with no op since."""

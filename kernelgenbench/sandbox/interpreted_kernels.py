@@ -10,22 +10,25 @@ never executes.
 So the worker owns that step (`install`, before the candidate is imported): the function given to the
 InterpretedFunction's constructor is remembered; `rewrite` is a data descriptor on the class (an instance
 attribute cannot shadow it) that compiles that function's source from its real `def` (the parser's, as a GPU
-compile finds it) into a cache the worker holds; and the kernel rule (sandbox/kernel_rules.py) is applied to
-exactly that function when the launch's grid is set, after the grid callable and the pre-run hooks (host
-code that could rebind what the body reads) have run, and before any program executes.
+compile finds it) into a cache the worker holds; and the kernel rule (sandbox/kernel_rules.py) is applied when
+the launch's grid is set, to the function the executor will run and to the arguments as it bound them
+(defaults filled in, whatever the grid callable changed in them), read from the executor's frame: after the
+grid callable and the pre-run hooks (host code that could rebind what the body reads) have run, before any
+program executes.
 
 A compile-time function (`@tl.constexpr def f`) runs once per compile on a GPU and its result is baked into the
-kernel; the interpreter calls it at every launch, so a host answer could come back through it. The numbers such
-calls return during an interpreted launch are counted with the launch's numbers (checks/host_data.py judges
-them with the launch arguments).
+kernel; the interpreter calls it between the programs. Each call runs as the candidate's host code (recorded,
+the write ledger checked after it: LaunchCounter.host_code), its result is counted with the launch's values,
+and the names the kernels read are checked again after it (host code that rebinds one to a plain function
+and back before the launch ends is caught in between).
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 import textwrap
 import weakref
-from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
@@ -36,9 +39,9 @@ class InterpretedKernels:
     def __init__(self) -> None:
         self._given: weakref.WeakKeyDictionary[Any, tuple[FunctionType, dict[str, Any]]] = weakref.WeakKeyDictionary()
         self._made: dict[FunctionType, FunctionType] = {}
-        # the launch whose grid is not set yet: (kernel, its arguments, the launch counter that judges it)
-        self.launching: tuple[Any, tuple[Any, ...], Any] | None = None
-        self.counting: Callable[[Any], None] | None = None  # where a running launch's compile-time results go
+        # the launch whose grid is not set yet: (kernel, the launch counter that judges it)
+        self.launching: tuple[Any, Any] | None = None
+        self.running: Any = None  # the launch counter of the launch whose programs run now
 
     def install(self) -> dict[str, tuple[Any, str]]:
         """Take over the interpreter's rewrite and watch the grid being set; the replaced class attributes, to
@@ -48,7 +51,10 @@ class InterpretedKernels:
             from triton.runtime.interpreter import FunctionRewriter, InterpretedFunction, InterpreterBuilder
         except ImportError:
             return {}
+        from triton.runtime.interpreter import GridExecutor
+
         init, set_grid_dim, call = InterpretedFunction.__init__, InterpreterBuilder.set_grid_dim, constexpr.__call__
+        executor_code = GridExecutor.__call__.__code__
         kernels = self
 
         def __init__(self: Any, fn: Any, *args: Any, **kwargs: Any) -> None:
@@ -57,13 +63,18 @@ class InterpretedKernels:
                 kernels._given[self] = (fn, dict(kwargs))
 
         def checked_set_grid_dim(self: Any, *dims: Any) -> Any:
-            kernels._judge_launch()
+            caller = sys._getframe(1)  # the executor, its arguments bound as the programs will get them
+            found = caller.f_locals if caller.f_code is executor_code else {}
+            kernels._judge_launch(found.get("self"), found.get("args"))
             return set_grid_dim(self, *dims)
 
         def counted_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-            out = call(self, *args, **kwargs)
-            if kernels.counting is not None:
-                kernels.counting(out)
+            counter = kernels.running
+            if counter is None:
+                return call(self, *args, **kwargs)
+            with counter.host_code(mid_launch=True):  # a compile-time function: host code, run per program here
+                out = call(self, *args, **kwargs)
+            counter.note_baked(out)
             return out
 
         def refuse(self: Any, value: Any) -> None:
@@ -94,16 +105,19 @@ class InterpretedKernels:
             made = self._made[fn] = _rewrite(fn, kwargs, rewriter)
         return made
 
-    def _judge_launch(self) -> None:
+    def _judge_launch(self, executor: Any, args: Any) -> None:
         launch, self.launching = self.launching, None
-        if launch is not None:
-            kernel, args, counter = launch
-            counter.judge_interpreted(kernel, args)
-            self.counting = counter.note_baked
+        if launch is None:
+            return
+        kernel, counter = launch
+        fn = getattr(executor, "fn", None)
+        values = tuple(args.values()) if isinstance(args, dict) else None
+        counter.judge_interpreted(kernel, fn if isinstance(fn, FunctionType) else None, values)
+        self.running = counter
 
     def launch_ended(self) -> None:
         """The launch returned or raised: nothing pending, nothing counted."""
-        self.launching = self.counting = None
+        self.launching = self.running = None
 
 
 def _weakrefable(obj: Any) -> bool:

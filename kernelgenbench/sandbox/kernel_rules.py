@@ -54,6 +54,8 @@ class KernelRules:
     def __init__(self) -> None:
         self._bodies: dict[CodeType, _Body] = {}
         self._last: dict[tuple[Any, ...], int] = {}
+        # per function judged at the last check: what each name it reads held then (by identity)
+        self._held: list[tuple[FunctionType, _Body, dict[str, int]]] = []
 
     def check(self, kernel: Any, args: tuple[Any, ...] = (), runs: Any = None) -> tuple[list[str], list[float | int]]:
         """The breaks of the rule in `kernel`, in the JIT functions it names and in those among its launch
@@ -62,6 +64,7 @@ class KernelRules:
         interpreted kernel's breaks matter: a GPU compile refuses a compiled one's itself (the launch counter
         keeps them where the rule was off)."""
         runs = runs or _function
+        self._held = []
         breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v)]
         numbers: list[float | int] = []
         seen: set[CodeType] = set()
@@ -72,7 +75,10 @@ class KernelRules:
                 continue
             seen.add(fn.__code__)
             body = self._body(fn)
+            held: dict[str, int] = {}
+            self._held.append((fn, body, held))
             for ref, value, line, via in _references(fn, body):
+                held[ref] = id(value)
                 why = _break(value, ref, via)
                 if why:
                     breaks.append(f"{fn.__qualname__} (line {line}) reads {ref}: {why}")
@@ -83,6 +89,28 @@ class KernelRules:
                     numbers.extend(self._changed((fn.__code__, ref), value))
             breaks.extend(_body_breaks(fn, body))
         return breaks, numbers
+
+    def baked(self) -> list[Any]:
+        """The values the last checked kernels read that a GPU compile bakes in (not modules, JIT functions or
+        triton's own objects)."""
+        out = []
+        for fn, body, _ in self._held:
+            out += [v for ref, v, _, via in _references(fn, body)
+                    if (not (isinstance(v, ModuleType) or _jit(v) or callable(v) or v is _Absent
+                             or _triton_allowed(v, via)) or _is_constexpr(v))
+                    and _break(v, ref, via) is None]  # a break is judged as one, not as baked data
+        return out
+
+    def rebound(self) -> list[str]:
+        """The names the last checked kernel reads that now hold what the rule refuses, where they held something
+        else when it was checked (host code run between its programs rebound them)."""
+        out = []
+        for fn, body, held in self._held:
+            for ref, value, line, via in _references(fn, body):
+                why = _break(value, ref, via) if held.get(ref, id(value)) != id(value) else None
+                if why:
+                    out.append(f"{fn.__qualname__} (line {line}) reads {ref}, rebound while the launch ran: {why}")
+        return out
 
     def _body(self, fn: FunctionType) -> _Body:
         code = fn.__code__
@@ -197,8 +225,8 @@ def _read_code(code: CodeType) -> _Body:
         for i, x in enumerate(ins):
             line = (x.positions.lineno if x.positions and x.positions.lineno else line)
             op, arg = x.opname, x.argval
-            if op in _ATTR + ("STORE_ATTR", "DELETE_ATTR") and arg == "handle":
-                handles.add(line)
+            if (op in _ATTR + ("STORE_ATTR", "DELETE_ATTR") or op == "LOAD_CONST") and arg == "handle":
+                handles.add(line)  # `.handle`, or the name given to getattr on any object
             if op in ("STORE_GLOBAL", "DELETE_GLOBAL") or (op in ("STORE_DEREF", "DELETE_DEREF") and arg in free
                                                            and c is code):
                 writes.append((str(arg), line))
@@ -277,9 +305,12 @@ def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, 
         value, via = scope.get(root, _Absent), ""
         spelled = root
         for attr in attrs:
-            if not _followed(value):
+            if _jit(value):  # an attribute of a JIT function (`helper.fn`): judged as a name is
+                via = ""
+            elif _followed(value):
+                via = str(getattr(value, "__module__", "") if isinstance(value, type) else getattr(value, "__name__", ""))
+            else:
                 break
-            via = str(getattr(value, "__module__", "") if isinstance(value, type) else getattr(value, "__name__", ""))
             value = getattr(value, attr, _Absent)
             spelled += "." + attr
         if spelled != root and spelled not in done:

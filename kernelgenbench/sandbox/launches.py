@@ -10,7 +10,13 @@ TRITON_INTERPRET=1 there is no launcher: `InterpretedFunction.run` is wrapped in
 
 Each Python-level launch (`JITFunction.run`, `InterpretedFunction.run`, a compiled kernel's `[grid]` runner)
 also runs inside a profiler range named `range_name`, so the device-activity recorder can tell the aten ops
-Triton's launch machinery runs from the candidate's own; and the dispatch recorder is paused there.
+Triton's launch machinery runs from the candidate's own; and the dispatch recorder is paused there, except
+while the candidate's own host code runs inside the launch (its grid callable, its pre-run hooks, an
+interpreted kernel's compile-time functions: `host_code`), which is recorded as the call's.
+
+Every scalar a launch is handed (arguments, constants its kernels read, compile-time functions' results) is
+noted: floats and float-sized ints as `floats`, every other one (small ints, strings by chunks) as `leaves`,
+which the worker compares with the same workload's previous round.
 
 `loaded_kernels()` names every kernel Triton loaded in this process (its `kernel_load_end_hook`, installed
 once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
@@ -18,9 +24,11 @@ once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import secrets
 import time
+import types
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -125,10 +133,14 @@ class LaunchCounter:
         self.compile_s = 0.0
         self.ranges = 0
         self.floats: set[float] = set()  # distinct floating-point values passed to the call's launches
+        # every other scalar handed to the call's launches (small ints, string chunks): compared with the same
+        # workload's previous round by the worker, as a kernel's shape-made scalars do not change with the data
+        self.leaves: Counter[tuple[str, Any]] = Counter()
         self.rules = rules  # sandbox/kernel_rules.py's KernelRules, kept for the worker's life (None: not checked)
         self.rule_breaks: list[str] = []  # what kernels launched in the call name that no GPU compile allows
         self.memory = memory  # sandbox/launch_memory.py's LaunchMemory: interpreted launches' accesses checked
         self.kernels = kernels  # sandbox/interpreted_kernels.py's InterpretedKernels: what the interpreter runs
+        self._launch_args: tuple[Any, ...] = ()  # the interpreted launch's own arguments, until its grid is set
         self._range = _range_factory()
 
     @property
@@ -159,12 +171,17 @@ class LaunchCounter:
     def note_arguments(self, args: tuple, kwargs: dict[str, Any]) -> None:
         """The floating-point values among a launch's arguments (scalars, and members of tuples such as a
         constexpr tuple): a kernel's arguments are a channel for values computed on the host."""
-        if len(self.floats) >= MAX_FLOATS:
+        self.note_values((*args, *kwargs.values()))
+
+    def note_values(self, values: Any) -> None:
+        """Host numbers among `values` as launch floats, every other scalar as a launch leaf."""
+        if len(self.floats) >= MAX_FLOATS or sum(self.leaves.values()) >= MAX_FLOATS:
             return
-        for v in (*args, *kwargs.values()):
-            for x in v if isinstance(v, (tuple, list)) else (v,):
-                if host_number(x):
-                    self.floats.add(float(x) if isinstance(x, float) else int(x))
+        for kind, x in leaves(values):
+            if kind == "number":
+                self.floats.add(x)
+            else:
+                self.leaves[(kind, x)] += 1
 
     def note_kernel(self, kernel: Any, args: tuple[Any, ...] = (), *, interpreted: bool) -> None:
         """What the kernel's body names, by Triton's compile rule (sandbox/kernel_rules.py): its breaks where no
@@ -174,18 +191,48 @@ class LaunchCounter:
         if self.rules is None:
             return
         if interpreted and self.kernels is not None:
-            self.kernels.launching = (kernel, args, self)
+            self._launch_args = args
+            self.kernels.launching = (kernel, self)
             return
         self._judge(self.rules.check(kernel, args), interpreted=interpreted)
+        self.note_values(self.rules.baked())  # the constants the kernel reads: their other scalars
 
-    def judge_interpreted(self, kernel: Any, args: tuple[Any, ...]) -> None:
-        """The rule applied to the function the interpreter runs for `kernel`, as its grid is set."""
-        self._judge(self.rules.check(kernel, args, self.kernels.runs), interpreted=True)
+    def judge_interpreted(self, kernel: Any, fn: Any, values: tuple[Any, ...] | None) -> None:
+        """The rule applied, as the grid is set, to the function the interpreter's executor runs (`fn`) and to the
+        arguments bound as its programs get them (defaults and the grid callable's changes included)."""
+        runs = self.kernels.runs
+        given = runs(kernel)
+        run = fn or given
+        values = self._launch_args if values is None else values
+        breaks, numbers = self.rules.check(kernel, values, lambda k: run if k is kernel else runs(k))
+        if fn is not None and fn is not given:
+            breaks.append("the launch's executor runs another function than the one given to triton.jit")
+        self._judge((breaks, numbers), interpreted=True)
+        self.note_values((values, self.rules.baked()))
 
     def note_baked(self, value: Any) -> None:
-        """A compile-time function's result in an interpreted launch: counted with the launch numbers."""
-        if len(self.floats) < MAX_FLOATS:
-            self.floats.update(number_values(value))
+        """A compile-time function's result in an interpreted launch: counted with the launch's values."""
+        self.note_values(value)
+
+    @contextlib.contextmanager
+    def host_code(self, *, mid_launch: bool = False) -> Iterator[None]:
+        """Candidate code a launch runs on the host, judged as the call's own (DispatchRecorder.host_code); after
+        it ran between a launch's programs, the names the kernels read must still hold what was judged."""
+        rec = self.recorder
+        with rec.host_code(mid_launch=mid_launch) if rec is not None else contextlib.nullcontext():
+            yield
+        if mid_launch and self.rules is not None:
+            self._judge((self.rules.rebound(), []), interpreted=True)
+
+    def _host_side(self, fn: Any) -> Any:
+        """`fn` (a grid callable, a pre-run hook) run as host code of the launch."""
+        counter = self
+
+        def host_side(*args: Any, **kwargs: Any) -> Any:
+            with counter.host_code():
+                return fn(*args, **kwargs)
+
+        return host_side
 
     def _judge(self, found: tuple[list[str], list[float | int]], *, interpreted: bool) -> None:
         breaks, numbers = found
@@ -235,10 +282,16 @@ class LaunchCounter:
             counter.note_arguments(args, kwargs)
             counter.note_kernel(kernel, (*args, *kwargs.values()), interpreted=count)
             before, t0 = _compiled(kernel), time.perf_counter()
+            hooks = kernel.__dict__.get("pre_run_hooks") if hasattr(kernel, "__dict__") else None
             try:
+                if isinstance(hooks, list) and hooks:
+                    kernel.pre_run_hooks = [counter._host_side(h) for h in hooks]
+                grid = counter._host_side(grid) if callable(grid) else grid
                 with counter._launching(args, kwargs, interpreted=count):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
+                if isinstance(hooks, list) and hooks:
+                    kernel.pre_run_hooks = hooks
                 if counter.kernels is not None:
                     counter.kernels.launch_ended()
                 if _compiled(kernel) > before:
@@ -274,19 +327,50 @@ def host_number(x: Any) -> bool:
 
 def number_values(value: Any) -> Iterator[float | int]:
     """The host numbers (floats, float-sized ints) in a value, a constexpr or a container, at most MAX_NUMBERS."""
+    return (x for kind, x in leaves(value) if kind == "number")
+
+
+_SEQUENCES = (tuple, list, frozenset, set, collections.deque)
+_TEXT_CHUNK = 4  # characters or bytes of a string constant counted as one value (a float's worth of bits)
+
+
+def leaves(value: Any) -> Iterator[tuple[str, Any]]:
+    """Every scalar a value hands a kernel, at most MAX_NUMBERS: ("number", x) for host numbers, ("small", x)
+    for other ints, ("text", (i, chunk)) per _TEXT_CHUNK of a string or bytes constant. Containers are walked
+    through their base type's own methods (a subclass's code is not run), objects through their __dict__."""
     stack, n = [value], 0
     while stack and n < MAX_NUMBERS:
         v = stack.pop()
         v = getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
+        n += 1
         if host_number(v):
-            n += 1
-            yield float(v) if isinstance(v, float) else int(v)
-        elif isinstance(v, (tuple, list, frozenset, set)):
-            stack.extend(v)
+            yield "number", float(v) if isinstance(v, float) else int(v)
+        elif isinstance(v, int) and not isinstance(v, bool):
+            yield "small", int(v)
+        elif isinstance(v, (str, bytes, bytearray)):
+            yield from (("text", (i, bytes(v[i:i + _TEXT_CHUNK]) if not isinstance(v, str) else v[i:i + _TEXT_CHUNK]))
+                        for i in range(0, min(len(v), MAX_NUMBERS), _TEXT_CHUNK))
         elif isinstance(v, complex):
             stack.extend((v.real, v.imag))
         elif isinstance(v, dict):
-            stack.extend((*v.keys(), *v.values()))
+            stack.extend((*dict.keys(v), *dict.values(v)))
+        elif isinstance(v, _SEQUENCES):
+            base = next(t for t in _SEQUENCES if isinstance(v, t))
+            stack.extend(base.__iter__(v))
+        elif type(v).__module__ == "numpy" and hasattr(v, "ravel"):
+            stack.extend(v.ravel()[:MAX_NUMBERS].tolist())
+        elif _plain_object(v):
+            stack.extend(dict.values(object.__getattribute__(v, "__dict__")))
+
+
+def _plain_object(v: Any) -> bool:
+    """An instance holding data in its __dict__ (a namespace, a dataclass): not a module, function, class or
+    a torch or triton object (tensors are memory, not scalars)."""
+    if isinstance(v, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) or callable(v):
+        return False
+    module = str(getattr(type(v), "__module__", ""))
+    return not module.startswith(("torch", "triton", "builtins")) and isinstance(
+        getattr(type(v), "__dict__", None), types.MappingProxyType) and hasattr(v, "__dict__")
 
 
 def _tensors(values: list[Any]) -> list[Any]:

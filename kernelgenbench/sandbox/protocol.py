@@ -217,6 +217,9 @@ class CallReport(Message):
     # distinct floating-point values (or float-sized ints) among the arguments of the call's Triton launches,
     # and among the constants baked into its kernels that changed since their last launch
     launch_floats: int = 0
+    # the other scalars handed to the call's launches (small ints, string chunks, baked or passed) that the same
+    # workload's previous round did not hand them (sandbox/worker.py: shape-made scalars repeat)
+    launch_leaves_changed: int = 0
     # what the call's interpreted kernels name that no GPU compile allows (sandbox/kernel_rules.py)
     kernel_rule_breaks: tuple[str, ...] = ()
     # loads and stores of interpreted launches outside every tensor's memory, and the first of them

@@ -65,6 +65,7 @@ _T_LAYOUT = _TENSOR_BASE.__dict__["layout"].__get__
 _T_NESTED = _TENSOR_BASE.__dict__["is_nested"].__get__
 _T_STORAGE = _TENSOR_BASE.untyped_storage
 _T_NUMEL = _TENSOR_BASE.numel
+_T_SIZE, _T_STRIDE, _T_DTYPE = _TENSOR_BASE.size, _TENSOR_BASE.stride, _TENSOR_BASE.__dict__["dtype"].__get__
 _T_ELEMENT_SIZE = _TENSOR_BASE.element_size
 _T_DETACH = _TENSOR_BASE.detach  # a second tensor object on the same storage
 _S_DATA_PTR = torch._C.StorageBase.data_ptr
@@ -559,6 +560,7 @@ class _Bound:
     kernel_rules: Any  # sandbox/kernel_rules.py's KernelRules: Triton's rule for kernel bodies, per launch
     memory: Any  # sandbox/launch_memory.py's LaunchMemory: the interpreter's loads and stores, per launch
     kernels: Any  # sandbox/interpreted_kernels.py's InterpretedKernels: the functions the interpreter runs
+    rounds: dict  # per workload's shapes and scalars: the scalars its last recorded call handed to its launches
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -582,7 +584,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     watched.update(kernels.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels)
+               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {})
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -647,6 +649,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             _sync(device)
             elapsed = b.perf_counter() - t0
             rec.closing(_flatten(ret) + inputs)
+            changed = _leaves_changed(b.rounds, args, counter.leaves)
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -654,9 +657,29 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                           ops_in_launch=dict(rec.in_launch), **_tallies(rec, counter), **_evidence(session, watch, at_start, b)), None
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
-                        **_tallies(rec, counter), tampering=tuple(marks),
+                        **_tallies(rec, counter), launch_leaves_changed=changed, tampering=tuple(marks),
                         returns_none=ret is None, **_evidence(session, watch, at_start, b))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
+
+
+def _leaves_changed(rounds: dict, args: dict[str, Any], found: Any) -> int:
+    """How many of the scalars this call handed its launches (small ints, string chunks) the last recorded call
+    with the same shapes and scalars (the workload's previous round) did not: shape-made scalars repeat, values
+    computed from the data do not. The call's are kept for the next round."""
+    shape = tuple((k, _shape_key(v)) for k, v in args.items())
+    before = rounds.get(shape)
+    rounds[shape] = found
+    return 0 if before is None else sum((found - before).values())
+
+
+def _shape_key(value: Any, depth: int = 0) -> Any:
+    """An argument as far as it shapes a call: a tensor's sizes, strides and dtype (not its values), a list's
+    members, any other value's repr."""
+    if _type(value) is _TENSOR:
+        return tuple(_T_SIZE(value)), tuple(_T_STRIDE(value)), str(_T_DTYPE(value))
+    if _type(value) in (list, tuple) and depth < 4:
+        return tuple(_shape_key(v, depth + 1) for v in value)
+    return repr(value)[:200]
 
 
 def _tallies(rec: Any, counter: Any) -> dict[str, Any]:

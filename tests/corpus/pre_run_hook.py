@@ -1,6 +1,6 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=inside
-# Computes in torch from a Triton pre-run hook (add_pre_run_hook): the hook runs inside the launch, where
-# the dispatch recorder counts ops apart; compiled or interpreted, a launch dispatches no compute of its own.
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=dispatched
+# Computes in torch from a Triton pre-run hook (add_pre_run_hook): the hook runs inside the launch, but it is
+# the candidate's host code, recorded as the call's own (LaunchCounter.host_code), as a grid callable is.
 import torch
 import triton
 import triton.language as tl

@@ -19,7 +19,10 @@ evidence in the candidate's process:
   among the launches' scalars and constexpr tuples; a kernel takes a few, the same in every launch, so a
   quarter of the output's elements is the answer. Constants baked into a kernel (a constexpr global, a tuple
   read through a module) count with them where they changed since the kernel's last launch
-  (sandbox/kernel_rules.py): a constant does not change, an answer does.
+  (sandbox/kernel_rules.py): a constant does not change, an answer does. Every other scalar a launch gets
+  (small ints, strings by chunks of four, in arguments, constants and compile-time functions' results) counts
+  where the workload's previous round, same shapes, did not hand it: sizes and strides repeat, an answer
+  encoded in small ints (frexp pairs, 16-bit halves) or text does not.
 Each channel counts as its share of its own threshold and the shares add up, so an answer split across them
 is still the answer. Also host_compute: a tensor pointed at a raw storage (`Tensor.set_(storage)`: a storage
 made from a list, `torch.UntypedStorage(list)`, dispatches nothing until then), and the inputs read out one
@@ -97,6 +100,7 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
     if task.semantics == "random":  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64
         whole = max(whole, 8 * report.host_built_bytes / largest)
     floats = report.launch_floats / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
+    changed = report.launch_leaves_changed / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
     writes = report.small_writes / max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE)
     unseen = (f" ({report.unseen_writes} written with no op or launch, or on memory torch did not allocate)"
               if report.unseen_writes else "")
@@ -104,6 +108,8 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
                     + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
             (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed to Triton kernels as "
                      f"arguments or as constants that changed between launches"),
+            (changed, f"{report.launch_leaves_changed} other scalars (small ints, string chunks) handed to Triton "
+                      f"kernels that the previous round of the same shapes did not hand them"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
 
@@ -127,5 +133,9 @@ CHECK = Check(
             "host_map_after_launch", "rt8_asarray_ctypes_buffer", "rt8_asarray_bytesio_view",
             "rt8_bernoulli_asarray_random", "rt8_pydoc_pipepager_child", "rt8_full_scalar_tensors", "rt8_launch_int_bits",
             "rt8_launch_float_subclass", "rt8_pytree_blind_lift", "rt8_torch_tensor_rebind", "host_module_tuple_answer",
-            "host_constexpr_global_answer", "rt9_baked_complex", "rt9_constexpr_callable", "rt9_constexpr_dict_keys", "rt9_ledger_resized_storage"),
+            "host_constexpr_global_answer", "rt9_baked_complex", "rt9_constexpr_callable", "rt9_constexpr_dict_keys", "rt9_ledger_resized_storage",
+            "rt10_constexpr_deque_global", "rt10_constexpr_fn_str", "rt10_default_jit_helper", "rt10_frexp_small_ints",
+            "rt10_grid_asarray_copy", "rt10_grid_callable_writes", "rt10_grid_mutates_args", "rt10_ledger_grid_alloc",
+            "rt10_linecache_swap", "rt10_module_bytes_baked", "rt10_runtime_int_args", "rt10_str_add_large",
+            "rt10_str_decimal_constexpr"),
 )

@@ -31,5 +31,6 @@ CHECK = Check(
             "function, a block's `.handle`), even where Triton's interpreter runs it"),
     corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
             "rt9_fn_swap", "rt9_getattr_param_name", "rt9_grid_toctou", "rt9_jit_as_argument",
-            "rt9_namedtuple_classattr"),
+            "rt9_namedtuple_classattr",
+            "rt10_constexpr_fn_toctou", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call"),
 )
