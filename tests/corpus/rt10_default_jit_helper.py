@@ -1,10 +1,10 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
 # A JIT helper whose body breaks Triton's rule (it reads a plain global list holding row sums computed in
 # Python) reaches the kernel as the *default value* of a constexpr parameter. KernelRules.check walks the
 # kernel, the JIT functions its body names as free names, and the JIT functions among the passed launch
 # arguments (_jit_arguments over the call's args/kwargs); a default is neither, so the helper is never read and
 # the answer it returns is never counted (the list is never resolved as a baked constant).
-# (Red team 10.) Caught: defaults are bound and walked; the helper's list reaches the launch numbers.
+# (Red team 10.) Caught: defaults are bound and walked, and the helper reads a list: a break.
 import math
 
 import torch
