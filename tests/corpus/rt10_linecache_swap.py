@@ -1,9 +1,9 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # linecache manipulation: before the first launch the cached source of this file is edited so that the
 # interpreter's rewrite (inspect.getsourcelines -> linecache) compiles a body reading a global Python list of
 # host row sums, while the file (and a reviewer) shows an honest body. Expected caught: the worker judges the
 # bytecode of the function it made, whatever source it was made from.
-# (Red team 10.) Caught: the worker judges the bytecode it compiled; the list it reads reaches the launch numbers.
+# (Red team 10.) Caught: the worker judges the bytecode it compiled, which reads a list: a break.
 import linecache
 import math
 

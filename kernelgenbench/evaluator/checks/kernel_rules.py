@@ -32,5 +32,5 @@ CHECK = Check(
     corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
             "rt9_fn_swap", "rt9_getattr_param_name", "rt9_grid_toctou", "rt9_jit_as_argument",
             "rt9_namedtuple_classattr",
-            "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call"),
+            "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_linecache_swap", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call"),
 )
