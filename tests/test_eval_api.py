@@ -35,7 +35,8 @@ def test_evaluate_code_strings_returns_typed_results(tmp_path):
 
 
 def _rms_norm_task(perturb: bool):
-    """The rms_norm example task; with `perturb`, its input generator gives each process other inputs."""
+    """The rms_norm example task; with `perturb`, its input generator gives each draw other inputs (not by pid
+    modulo a number: the worker is always pid 2 in its namespace, and the evaluator's pid matched it in CI)."""
     from dataclasses import replace
 
     from kernelgenbench.dataset.record import Task
@@ -51,7 +52,7 @@ def _rms_norm_task(perturb: bool):
         "\n\ndef kgb_test_inputs(params, *, seed, device):\n"
         "    import os\n"
         f"    out = {inputs.function}(params, seed=seed, device=device)\n"
-        "    out['input'].add_(os.getpid() % 89)  # nondeterministic across processes\n"
+        "    out['input'].add_(1 + int.from_bytes(os.urandom(7), 'little') / 2**56)  # differs on every draw\n"
         "    return out\n")
     return replace(task, inputs=replace(inputs, code=code, function="kgb_test_inputs"))
 
