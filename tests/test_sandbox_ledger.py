@@ -7,7 +7,7 @@ import ctypes
 import torch
 
 from kernelgenbench.sandbox.dispatch import DispatchRecorder
-from kernelgenbench.sandbox.ledger import FULL_BYTES, WriteLedger
+from kernelgenbench.sandbox.ledger import WriteLedger
 
 
 def test_a_write_through_numpy_is_found_and_an_op_is_not():
@@ -29,11 +29,14 @@ def test_memory_torch_did_not_allocate_is_host_data_when_first_seen():
     assert ledger.check([torch.ones(8)]) == []  # torch's own allocation, first seen: recorded, not found
 
 
-def test_large_storages_are_digested_on_sampled_pages_and_a_whole_rewrite_is_found():
-    ledger, t = WriteLedger(), torch.zeros(FULL_BYTES)  # 4 MiB of float32
+def test_a_write_into_any_single_page_of_a_large_storage_is_found():
+    ledger, t = WriteLedger(), torch.zeros(1 << 22)  # 16 MiB of float32, 4096 pages
     ledger.record([t])
-    ctypes.memset(t.data_ptr(), 1, t.numel() * 4)
-    assert [f.data for f in ledger.check_all()] == [None]  # too large to keep, still counted
+    for page in (1, 2047, 4094):  # never a sample of pages: any one of them may hold a small answer
+        ctypes.memset(t.data_ptr() + page * 4096 + 100, 1, 8)
+        assert [f.data for f in ledger.check_all()] == [None]  # too large to keep, still counted
+    ctypes.memset(t.data_ptr() + 3000 * 4096, 1, 4)
+    assert len(ledger.check([t[3000 * 1024:3000 * 1024 + 1]])) == 1  # through a view too
 
 
 def test_dead_storages_leave_the_table_and_subclasses_are_not_read():

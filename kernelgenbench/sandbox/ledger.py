@@ -14,7 +14,9 @@ Writes during a launch are the launch's (the interpreter writes its arguments' m
 kernel may write through a pointer table), so every storage is checked before a launch and digested anew
 after it. The ledger lives as long as the worker: storages made at import are adopted once (`adopt_live`),
 and every one is digested anew at the start of a call (timed calls run without recorders and may rewrite a
-cached workspace). Storages over `FULL_BYTES` are digested on `SAMPLED_PAGES` pages chosen with the key.
+cached workspace). Every digest covers the whole storage: a sample of pages, however secret, leaves the pages
+outside it free for a small answer (red team 10 wrote one page of a 256 MiB scratch); what whole digests cost is
+measured by bench/ledger_cost.py.
 Like every recorder in the candidate's process it can be undone from there (its key and table are reachable
 by walking memory); it makes writes with no op leave a mark.
 """
@@ -22,10 +24,8 @@ by walking memory); it makes writes with no op leave a mark.
 from __future__ import annotations
 
 import ctypes
-import functools
 import gc
 import hashlib
-import random
 import secrets
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -34,8 +34,6 @@ import torch
 
 from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES
 
-FULL_BYTES = 1 << 20  # storages up to this size are digested whole
-PAGE, SAMPLED_PAGES = 4096, 256  # larger ones on this many pages (plus the first and last)
 _BASE, _STORAGE = torch._C.TensorBase, torch._C.StorageBase
 _T_STORAGE, _T_DTYPE = _BASE.untyped_storage, _BASE.__dict__["dtype"].__get__
 _S_PTR, _S_NBYTES, _S_RESIZABLE = _STORAGE.data_ptr, _STORAGE.nbytes, _STORAGE.resizable
@@ -50,8 +48,8 @@ class WriteLedger:
     """Keyed digests of CPU storages as their last known writer left them."""
 
     def __init__(self) -> None:
-        self._key = secrets.token_bytes(32)
-        self._pages_seed = secrets.randbits(64)
+        # sha256 (SHA-NI) reads twice as fast as blake2b here; the key goes first, so a digest cannot be foreseen
+        self._keyed = hashlib.sha256(secrets.token_bytes(32))
         # data_ptr -> (weak ref, nbytes, digest, dtype of a tensor seen on it)
         self._table: dict[int, tuple[int, int, bytes, torch.dtype]] = {}
         # storage impl -> (weak ref, data_ptr, nbytes) where a known writer left it, empty storages too: memory
@@ -158,12 +156,8 @@ class WriteLedger:
         _FREE(self._table.pop(ptr)[0])
 
     def _digest(self, ptr: int, nbytes: int) -> bytes:
-        h = hashlib.blake2b(key=self._key, digest_size=16)
-        if nbytes <= FULL_BYTES:
-            h.update(_view(ptr, nbytes))
-            return h.digest()
-        for page in _pages(nbytes, self._pages_seed):
-            h.update(_view(ptr + page * PAGE, min(PAGE, nbytes - page * PAGE)))
+        h = self._keyed.copy()
+        h.update(_view(ptr, nbytes))
         return h.digest()
 
 
@@ -186,14 +180,6 @@ def _found(ptr: int, nbytes: int, dtype: torch.dtype) -> Found:
     whole = nbytes - nbytes % dtype.itemsize  # runs no op: the ledger is called while a recorder is on
     data = bytes(_view(ptr, whole)) if whole <= HOST_KEEP_BYTES else None
     return Found(str(dtype).removeprefix("torch."), nbytes, whole // dtype.itemsize, data)
-
-
-@functools.lru_cache(maxsize=256)
-def _pages(nbytes: int, seed: int) -> tuple[int, ...]:
-    """The pages a large storage is digested on: the first, the last and SAMPLED_PAGES chosen with the key."""
-    last = (nbytes - 1) // PAGE
-    chosen = random.Random(seed ^ nbytes).sample(range(1, last), min(SAMPLED_PAGES, max(0, last - 1)))
-    return (0, *sorted(chosen), last)
 
 
 def _storages(values: Iterable[Any], *, empty: bool = False) -> list[tuple[int, Any, torch.dtype]]:

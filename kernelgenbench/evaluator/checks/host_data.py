@@ -136,6 +136,7 @@ CHECK = Check(
             "host_constexpr_global_answer", "rt9_baked_complex", "rt9_constexpr_callable", "rt9_constexpr_dict_keys", "rt9_ledger_resized_storage",
             "rt10_constexpr_deque_global", "rt10_constexpr_fn_str", "rt10_frexp_small_ints",
             "rt10_grid_asarray_copy", "rt10_grid_callable_writes", "rt10_grid_mutates_args", "rt10_ledger_grid_alloc",
+            "rt10_ledger_unsampled_page",
             "rt10_module_bytes_baked", "rt10_runtime_int_args", "rt10_str_add_large",
             "rt10_str_decimal_constexpr"),
 )
