@@ -15,6 +15,12 @@ For a spread of kernels (~1 µs to ~5 ms; memory- and compute-bound; native ATen
   Every kernel is profiled; the child's flush kernels (named kgb_l2_flush) split the records into calls, and
   a side file says which calls belong to which case, so calls with several kernels are summed.
 kgb / ncu-flush is the method's bias under the same cache state; ncu-flush / ncu-clean is the cache state's.
+Clocks: ncu also reads `sm__cycles_elapsed.avg.per_second` (the SM clock each kernel ran at) and nvidia-smi is
+sampled every 10 ms while kgb times (`kgb_mhz`); done_when sets kgb/ncu beside ncu's own spread over its calls
+and, where both clocks are known, beside the ratio in cycles. In the s14 runs every kernel out of the 0.97-1.03
+band had its kgb time below all of ncu's calls (above, for the 1.5 ms mm): a bias, not noise
+(bench/results/timing_vs_ncu_spread_s20.txt). Whether it is the clock (kgb's back-to-back loop keeps the
+GPU boosted, or power-capped for a long gemm, while ncu serializes every launch) is what the clocks answer.
 The summary gives, per method and ncu column, the median ratio (bias) and its min, max and IQR (error).
 The ncu runs come first (60 % of the budget), while this process holds no device context. One ncu run per
 chunk of cases, each with a timeout (a failure costs its chunk, whose cases are then retried
@@ -32,7 +38,9 @@ its kernels' first compile to the run that meets it first (~10-30 s, a guess; la
 In process: kgb ~1 s per case, each other method ~0.5 s more. So `--families pairs` (28 cases) with every
 method and column should take ~100-150 s; `--methods kgb,ksum --ncu-columns ncu_flush` about half.
 Usage (GPU, repo root):  python3 bench/bench_timing_vs_ncu.py OUT_DIR [--budget-s 270] [--ncu PATH] [--only a,b]
-                         [--families pairs,torch.mm] [--methods kgb,ksum] [--ncu-columns ncu_flush]
+                         [--families pairs,torch.mm] [--methods kgb,ksum] [--ncu-columns ncu_flush] [--ncu-calls 5]
+Anywhere:                python3 bench/bench_timing_vs_ncu.py --analyze OUT_DIR/timing_vs_ncu.json
+                         (the done_when table with ncu's own spread over its calls of each kernel)
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 NCU_DEFAULT = "/usr/local/cuda/bin/ncu"
 METRIC = "gpu__time_duration.sum"
+CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"  # the SM clock during the kernel: kgb's loop runs hotter
 FLUSH_NAME = "kgb_l2_flush"
 NCU_WARMUP, NCU_CALLS = 3, 5
 ALT_REPS = 100
@@ -228,43 +237,71 @@ def ncu_command(ncu: str, cache: str, log: Path, child: Sequence[str]) -> list[s
     """The ncu command line profiling every kernel of `child` for its duration only, clocks left free."""
     if cache not in ("all", "none"):
         raise ValueError(f"cache must be 'all' or 'none', not {cache!r}")
-    return [ncu, "--target-processes", "all", "--metrics", METRIC, "--cache-control", cache,
+    return [ncu, "--target-processes", "all", "--metrics", f"{METRIC},{CLOCK_METRIC}", "--cache-control", cache,
             "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
             "--log-file", str(log), *child]
 
 
-def parse_ncu_csv(text: str) -> list[tuple[str, float]]:
-    """(kernel name, duration in µs) per profiled kernel, in launch order, from ncu's raw CSV page (base units: ns)."""
+def _ncu_column(text: str, metric: str) -> list[tuple[int, str, float, str]]:
+    """(ID, kernel name, value, unit) per profiled kernel with a value for `metric`, in launch order, from ncu's
+    raw CSV page."""
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
     if start is None:
         return []
     rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
     head = rows[0]
-    if "ID" not in head or METRIC not in head:
+    if "ID" not in head or metric not in head:
         return []
     name_col = next((c for c in ("Kernel Name", "Function Name", "Name") if c in head), None)
     if name_col is None:
         return []
-    i_id, i_name, i_val = head.index("ID"), head.index(name_col), head.index(METRIC)
-    units = rows[1][i_val] if len(rows) > 1 and not rows[1][i_id].strip().isdigit() else "ns"
-    scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
-             "second": 1e6}.get(units.strip(), 1e-3)
+    i_id, i_name, i_val = head.index("ID"), head.index(name_col), head.index(metric)
+    units = rows[1][i_val].strip() if len(rows) > 1 and not rows[1][i_id].strip().isdigit() else ""
     out = []
     for r in rows[1:]:
         if len(r) <= i_val or not r[i_id].strip().isdigit():
             continue
         try:
-            out.append((int(r[i_id]), r[i_name], float(r[i_val].replace(",", "")) * scale))
+            out.append((int(r[i_id]), r[i_name], float(r[i_val].replace(",", "")), units))
         except ValueError:
             continue
-    return [(name, us) for _, name, us in sorted(out)]
+    return sorted(out)
 
 
-def measured_calls(flushes: int) -> dict[str, int]:
+def parse_ncu_csv(text: str) -> list[tuple[str, float]]:
+    """(kernel name, duration in µs) per profiled kernel, in launch order, from ncu's raw CSV page (base units: ns)."""
+    scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
+             "second": 1e6}
+    return [(name, v * scale.get(unit, 1e-3)) for _, name, v, unit in _ncu_column(text, METRIC)]
+
+
+def parse_ncu_clocks(text: str) -> list[float]:
+    """The SM clock (MHz) each profiled kernel ran at, in launch order (ncu's `CLOCK_METRIC`; base units: Hz)."""
+    def mhz(v: float, unit: str) -> float:
+        per = unit.split("/")[-1] if "/" in unit else ""
+        return v * {"nsecond": 1e3, "usecond": 1.0, "msecond": 1e-3}.get(per, 1e-6)  # cycle/second: Hz
+    return [mhz(v, unit) for _, _, v, unit in _ncu_column(text, CLOCK_METRIC)]
+
+
+def call_clocks(kernels: list[tuple[str, float]], clocks: list[float]) -> list[float | None]:
+    """Per call (as `calls_from_kernels` splits them), the duration-weighted mean SM clock of its kernels."""
+    if len(clocks) != len(kernels):
+        return []
+    sums: list[list[float]] = []
+    for (name, us), mhz in zip(kernels, clocks, strict=True):
+        if FLUSH_NAME in name:
+            sums.append([0.0, 0.0])
+        elif sums:
+            sums[-1][0] += us * mhz
+            sums[-1][1] += us
+    return [w / t if t else None for w, t in sums]
+
+
+def measured_calls(flushes: int, calls: int = NCU_CALLS) -> dict[str, int]:
     """Indices [first, last) of a case's measured calls once the child has launched `flushes` flush kernels
-    in all, the case's terminator included: the NCU_CALLS calls before the terminator."""
-    return {"first": flushes - 1 - NCU_CALLS, "last": flushes - 1}
+    in all, the case's terminator included: the `calls` calls before the terminator."""
+    return {"first": flushes - 1 - calls, "last": flushes - 1}
 
 
 def calls_from_kernels(kernels: list[tuple[str, float]]) -> list[float]:
@@ -280,9 +317,12 @@ def calls_from_kernels(kernels: list[tuple[str, float]]) -> list[float]:
     return groups
 
 
-def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per case of the child's plan ({"case", "first", "last"} call indices), the median ncu time of its calls."""
+def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]],
+                   clocks: list[float] | None = None) -> dict[str, dict[str, Any]]:
+    """Per case of the child's plan ({"case", "first", "last"} call indices), the median ncu time of its calls,
+    and with `clocks` (per kernel, MHz) the median SM clock they ran at."""
     calls = calls_from_kernels(kernels)
+    mhz = call_clocks(kernels, clocks or [])
     out = {}
     for p in plan:
         if p.get("error"):  # the child could not build it (flag_gems missing): no calls of its own
@@ -291,6 +331,9 @@ def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]])
         got = calls[p["first"]:p["last"]]
         if len(got) == p["last"] - p["first"] and got:
             out[p["case"]] = {"us": statistics.median(got), "calls_us": got}
+            ran = [m for m in mhz[p["first"]:p["last"]] if m]
+            if ran:
+                out[p["case"]]["mhz"] = statistics.median(ran)
         else:
             out[p["case"]] = {"us": None, "error": f"{len(got)} of {p['last'] - p['first']} calls in ncu's report"}
     return out
@@ -316,11 +359,43 @@ def ratio_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def done_when(rows: list[dict[str, Any]], floor_us: float = 10.0,
               band: tuple[float, float] = (0.97, 1.03)) -> dict[str, Any]:
-    """Issue 18's test: kgb / ncu (same writing flush) for every kernel of at least `floor_us`, in `band` or not."""
-    out = [{"case": r.get("case"), "ncu_us": r["ncu_flush"], "kgb_us": r["kgb"], "ratio": r["kgb"] / r["ncu_flush"],
-            "in_band": band[0] <= r["kgb"] / r["ncu_flush"] <= band[1]}
-           for r in rows if _pos(r.get("ncu_flush")) and _pos(r.get("kgb")) and r["ncu_flush"] >= floor_us]
-    return {"band": band, "floor_us": floor_us, "kernels": out, "in_band": sum(k["in_band"] for k in out)}
+    """Issue 18's test: kgb / ncu (same writing flush) for every kernel of at least `floor_us`, in `band` or not;
+    beside it ncu's own spread over its measured calls of the same kernel (max/min - 1), and whether kgb's time
+    lies inside the range of those calls: a kgb time out of band but inside it differs from ncu no more than
+    ncu differs from itself."""
+    out = []
+    for r in rows:
+        if not (_pos(r.get("ncu_flush")) and _pos(r.get("kgb")) and r["ncu_flush"] >= floor_us):
+            continue
+        calls = [c for c in r.get("ncu_flush_calls") or [] if _pos(c)]
+        k = {"case": r.get("case"), "ncu_us": r["ncu_flush"], "kgb_us": r["kgb"], "ratio": r["kgb"] / r["ncu_flush"],
+             "in_band": band[0] <= r["kgb"] / r["ncu_flush"] <= band[1],
+             "ncu_spread": max(calls) / min(calls) - 1 if calls else None,
+             "kgb_mhz": r.get("kgb_mhz"), "ncu_mhz": r.get("ncu_flush_mhz"),
+             # cycles, not seconds: a kernel at another clock takes another time for the same work
+             "cycles_ratio": (r["kgb"] * r["kgb_mhz"] / (r["ncu_flush"] * r["ncu_flush_mhz"])
+                              if _pos(r.get("kgb_mhz")) and _pos(r.get("ncu_flush_mhz")) else None),
+             "in_ncu_range": min(calls) <= r["kgb"] <= max(calls) if calls else None}
+        out.append(k)
+    return {"band": band, "floor_us": floor_us, "kernels": out, "in_band": sum(k["in_band"] for k in out),
+            "out_of_band_in_ncu_range": sum(bool(k["in_ncu_range"]) for k in out if not k["in_band"])}
+
+
+def format_done_when(dw: dict[str, Any]) -> str:
+    """The printed done_when table: per kernel kgb, ncu, their ratio, ncu's own spread and range test."""
+    lines = [f"{'case':28s} {'kgb us':>9s} {'ncu us':>9s} {'kgb/ncu':>8s} {'band':>5s} {'ncu spread':>10s} "
+             f"{'kgb in ncu range':>16s} {'MHz kgb/ncu':>11s} {'cycles kgb/ncu':>14s}"]
+    for k in dw["kernels"]:
+        spread = "-" if k["ncu_spread"] is None else f"{100 * k['ncu_spread']:.1f}%"
+        mhz = f"{k['kgb_mhz']:.0f}/{k['ncu_mhz']:.0f}" if k.get("cycles_ratio") else "-"
+        cycles = f"{k['cycles_ratio']:.3f}" if k.get("cycles_ratio") else "-"
+        lines.append(f"{k['case']:28s} {k['kgb_us']:9.2f} {k['ncu_us']:9.2f} {k['ratio']:8.3f} "
+                     f"{'in' if k['in_band'] else 'OUT':>5s} {spread:>10s} {str(k['in_ncu_range']):>16s} "
+                     f"{mhz:>11s} {cycles:>14s}")
+    lines.append(f"{dw['in_band']} of {len(dw['kernels'])} kernels >= {dw['floor_us']:g} us in "
+                 f"{dw['band'][0]}-{dw['band'][1]}; of the others, {dw['out_of_band_in_ncu_range']} inside the "
+                 f"range of ncu's own calls")
+    return "\n".join(lines)
 
 
 def speedups(rows: list[dict[str, Any]], tol: float = 0.03, floor_us: float = 10.0) -> list[dict[str, Any]]:
@@ -451,10 +526,11 @@ def time_in_process(case: Case, methods: Sequence[str] = METHODS) -> dict[str, A
 
     dev = torch.device("cuda")
     fn, arg_sets = build(case, dev)
-    t = time_callable(fn, arg_sets, device=dev, config=TimingConfig())
+    with SmClock() as clock:
+        t = time_callable(fn, arg_sets, device=dev, config=TimingConfig())
     row: dict[str, Any] = {"kgb": t.time_us, "kgb_method": t.method, "kgb_median": t.median_us,
                            "kgb_event_median": t.event_median_us, "kgb_reps": t.reps,
-                           "kernels_per_call": t.kernels_per_call}
+                           "kernels_per_call": t.kernels_per_call, "kgb_mhz": clock.median_mhz()}
     l2 = timing.l2_bytes(dev)
     per_call_ms = max((t.time_us or 1.0) / 1e3, 1e-3)
     reps = max(10, min(ALT_REPS, int(300 / per_call_ms)))
@@ -486,8 +562,8 @@ def time_in_process(case: Case, methods: Sequence[str] = METHODS) -> dict[str, A
 
 # ---------------------------------------------------------------- GPU: the ncu child and its runs
 
-def child_main(ids: list[str], plan_path: Path) -> None:
-    """Run under ncu: per case, one untimed first call (a FlagGems op compiles on it), 3 warm-up and 5 measured
+def child_main(ids: list[str], plan_path: Path, measured: int = NCU_CALLS) -> None:
+    """Run under ncu: per case, one untimed first call (a FlagGems op compiles on it), 3 warm-up and `measured`
     calls, each after kgb's writing flush, then one more flush so that the next case's setup kernels fall
     outside every measured call; writes the call plan (a case that cannot be built gets its error instead)."""
     import torch
@@ -506,7 +582,7 @@ def child_main(ids: list[str], plan_path: Path) -> None:
             continue
         sets = [arg_sets(i) for i in range(2)]
         fn(*sets[0][0], **sets[0][1])  # before the first flush: its kernels join the previous, unmeasured group
-        for i in range(NCU_WARMUP + NCU_CALLS):
+        for i in range(NCU_WARMUP + measured):
             a, kw = sets[i % len(sets)]
             flush()
             calls += 1
@@ -514,7 +590,7 @@ def child_main(ids: list[str], plan_path: Path) -> None:
         flush()  # the terminator: what follows belongs to no measured call
         calls += 1
         torch.cuda.synchronize()
-        plan.append({"case": cid, **measured_calls(calls)})
+        plan.append({"case": cid, **measured_calls(calls, measured)})
         plan_path.write_text(json.dumps(plan))  # written as it goes: a crash keeps the finished cases
         del sets
         torch.cuda.empty_cache()
@@ -545,7 +621,8 @@ def run_ncu(ncu: str, cache: str, ids: list[str], work: Path, timeout_s: float) 
     plan = json.loads(plan_path.read_text()) if plan_path.exists() else []
     kernels = parse_ncu_csv(log.read_text(errors="replace")) if log.exists() else []
     kernels = kernels or parse_ncu_csv(out or "")  # in case this ncu prints its report to stdout anyway
-    got = ncu_case_times(kernels, plan) if plan and kernels else {}
+    clocks = parse_ncu_clocks(log.read_text(errors="replace")) if log.exists() else []
+    got = ncu_case_times(kernels, plan, clocks) if plan and kernels else {}
     RUNS[-1].update(kernels=len(kernels), cases_planned=len(plan), first_kernels=kernels[:12])
     for cid in ids:
         if cid not in got or got[cid]["us"] is None:
@@ -596,6 +673,30 @@ def _retry_alone(ncu: str, cache: str, part: list[str], got: dict[str, dict[str,
         measured += got[cid]["us"] is not None
 
 
+class SmClock:
+    """nvidia-smi's SM clock sampled every 10 ms while the block runs (the clock kgb's timed loop ran at)."""
+
+    def __enter__(self) -> SmClock:
+        cmd = ["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-lms", "10"]
+        try:
+            self._p: subprocess.Popen | None = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                                                stderr=subprocess.DEVNULL, text=True)
+        except OSError:  # no nvidia-smi: no clock, the timing itself goes on
+            self._p = None
+        self._out = ""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._p is not None:
+            self._p.terminate()
+            self._out, _ = self._p.communicate(timeout=10)
+
+    def median_mhz(self) -> float | None:
+        """The median of the samples (MHz), or None."""
+        got = [float(x) for x in self._out.split() if x.replace(".", "", 1).isdigit()]
+        return statistics.median(got) if got else None
+
+
 def gpu_state() -> str:
     """nvidia-smi's clocks, power and temperature line (or why not)."""
     q = "name,clocks.sm,clocks.mem,power.draw,temperature.gpu"
@@ -625,6 +726,7 @@ def _row(c: Case, ncu_res: dict[str, dict[str, Any]], deadline: float, methods: 
     for col, r in ncu_res.items():
         row[col] = r["us"]
         row[f"{col}_calls"] = r.get("calls_us")
+        row[f"{col}_mhz"] = r.get("mhz")
         if r.get("error") and not skip:
             row["note"] = (row.get("note", "") + f" {col}: {r['error']}").strip()[:300]
     print(f"{c.id}: " + ", ".join(f"{k}={row.get(k)}" for k in (*METHODS, *NCU_COLUMNS)), flush=True)
@@ -652,6 +754,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="ncu runs: ncu_clean and/or ncu_flush (the speedups need ncu_flush only)")
     ap.add_argument("--chunk", type=int, default=11, help="cases per ncu run")
     ap.add_argument("--work", type=Path, default=Path("/tmp/kgb-ncu"), help="scratch folder for ncu's files")
+    ap.add_argument("--ncu-calls", type=int, default=NCU_CALLS,
+                    help="measured calls per kernel under ncu (more: a tighter median, and ncu's own spread)")
+    ap.add_argument("--analyze", type=Path, help="print the done_when table of an earlier timing_vs_ncu.json")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     ap.add_argument("--plan", type=Path, help=argparse.SUPPRESS)
     return ap
@@ -666,8 +771,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     if args.child:
-        child_main(args.child.split(","), args.plan)
+        child_main(args.child.split(","), args.plan, int(os.environ.get("KGB_NCU_CALLS", NCU_CALLS)))
         return 0
+    if args.analyze:
+        print(format_done_when(done_when(json.loads(args.analyze.read_text())["rows"])))
+        return 0
+    os.environ["KGB_NCU_CALLS"] = str(args.ncu_calls)  # read by the children ncu starts
     if args.out is None:
         ap.error("OUT folder required")
     methods, columns = _split(args.methods), _split(args.ncu_columns)
@@ -705,6 +814,7 @@ def _report(args: argparse.Namespace, rows: list[dict[str, Any]], state: dict[st
         print(format_speedups(pairs))
     dw = done_when(rows)
     dw["speedups"] = speedup_summary(pairs)
+    print(format_done_when(dw))
     print(f"done_when: {dw['in_band']} of {len(dw['kernels'])} kernels >= {dw['floor_us']:g} us in band; "
           f"speedups within 3 %: {dw['speedups']['within']} of {dw['speedups']['measured']} pairs")
     doc = {"rows": rows, "summary": summary, "done_when": dw, "gpu": state, "elapsed_s": time.monotonic() - t0,

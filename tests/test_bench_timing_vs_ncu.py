@@ -38,12 +38,12 @@ def test_bad_selections_are_refused_before_any_gpu_work(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_ncu_command_measures_duration_only_with_free_clocks(b, tmp_path):
+def test_ncu_command_measures_duration_and_clock_with_free_clocks(b, tmp_path):
     cmd = b.ncu_command("/usr/local/cuda/bin/ncu", "none", tmp_path / "x.csv", ["python3", "s.py", "--child", "a"])
     assert cmd[0] == "/usr/local/cuda/bin/ncu"
     assert cmd[cmd.index("--cache-control") + 1] == "none"
     assert cmd[cmd.index("--clock-control") + 1] == "none"
-    assert cmd[cmd.index("--metrics") + 1] == "gpu__time_duration.sum"
+    assert cmd[cmd.index("--metrics") + 1] == "gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second"
     assert cmd[cmd.index("--page") + 1] == "raw" and "--csv" in cmd
     assert cmd[cmd.index("--log-file") + 1] == str(tmp_path / "x.csv")
     assert cmd[-4:] == ["python3", "s.py", "--child", "a"]
@@ -53,13 +53,15 @@ def test_ncu_command_measures_duration_only_with_free_clocks(b, tmp_path):
         b.ncu_command("ncu", "clean", tmp_path / "x", ["p"])
 
 
-def _csv(kernels, units="nsecond"):
+def _csv(kernels, units="nsecond", hz=None):
+    """ncu's raw CSV page for (name, duration) kernels; with `hz`, the clock column too (one value per kernel)."""
+    clock = ',"sm__cycles_elapsed.avg.per_second"' if hz else ""
     head = ('==PROF== Connected to process 1 (/usr/bin/python3.12)\n'
             '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
-            '"Grid Size","Device","CC","gpu__time_duration.sum"\n'
-            f'"","","","","","","","","","","","{units}"\n')
-    body = "".join(f'"{i}","1","python3.12","h","{name}","1","7","(128, 1, 1)","(9, 1, 1)","0","9.0","{ns}"\n'
-                   for i, (name, ns) in enumerate(kernels))
+            f'"Grid Size","Device","CC","gpu__time_duration.sum"{clock}\n'
+            f'"","","","","","","","","","","","{units}"' + (',"cycle/second"' if hz else "") + "\n")
+    body = "".join(f'"{i}","1","python3.12","h","{name}","1","7","(128, 1, 1)","(9, 1, 1)","0","9.0","{ns}"'
+                   + (f',"{hz[i]}"' if hz else "") + "\n" for i, (name, ns) in enumerate(kernels))
     return head + body + "==PROF== Disconnected from process 1\n"
 
 
@@ -89,6 +91,25 @@ def test_ncu_times_per_case_sum_each_calls_kernels_and_skip_warmups_and_setup(b)
     got = b.ncu_case_times(kernels, plan)
     assert got["a"]["us"] == pytest.approx(2.2) and got["a"]["calls_us"] == pytest.approx([2.0, 2.1, 2.2, 2.3, 9.0])
     assert got["m"]["us"] == pytest.approx(10.5)
+
+
+def test_ncu_clocks_give_each_case_the_duration_weighted_clock_of_its_calls(b):
+    calls = [[("gemm", 10_000), ("splitk_reduce", 500)]] * (b.NCU_WARMUP + b.NCU_CALLS)
+    stream, plan = _child_stream(b, [("m", ["randn"], calls)])
+    hz = [1.98e9 if name == "gemm" else 1.0e9 for name, _ in stream]
+    text = _csv(stream, hz=hz)
+    clocks = b.parse_ncu_clocks(text)
+    assert clocks[0] == pytest.approx(1000.0) and len(clocks) == len(stream)
+    got = b.ncu_case_times(b.parse_ncu_csv(text), plan, clocks)
+    assert got["m"]["mhz"] == pytest.approx((10 * 1980 + 0.5 * 1000) / 10.5)
+    assert "mhz" not in b.ncu_case_times(b.parse_ncu_csv(_csv(stream)), plan, b.parse_ncu_clocks(_csv(stream)))["m"]
+
+
+def test_done_when_compares_cycles_where_both_clocks_are_known(b):
+    rows = [{"case": "hot", "kgb": 18.3, "ncu_flush": 19.3, "kgb_mhz": 1980.0, "ncu_flush_mhz": 1875.0}]
+    (k,) = b.done_when(rows)["kernels"]
+    assert not k["in_band"] and k["cycles_ratio"] == pytest.approx(18.3 * 1980 / (19.3 * 1875))
+    assert "1980/1875" in b.format_done_when(b.done_when(rows))
 
 
 def test_ncu_times_units_row_and_missing_calls(b):
@@ -158,6 +179,23 @@ def test_done_when_checks_every_kernel_of_at_least_10_us(b):
     d = b.done_when(rows)
     assert {k["case"]: k["in_band"] for k in d["kernels"]} == {"short": False, "long": True, "slow": False}
     assert d["in_band"] == 1
+
+
+def test_done_when_sets_each_kernel_beside_ncus_own_spread_over_its_calls(b):
+    rows = [{"case": "noisy", "kgb": 15.0, "ncu_flush": 15.6, "ncu_flush_calls": [14.9, 15.6, 16.2]},
+            {"case": "biased", "kgb": 15.0, "ncu_flush": 16.0, "ncu_flush_calls": [15.9, 16.0, 16.1]},
+            {"case": "old", "kgb": 15.0, "ncu_flush": 16.0}]
+    d = b.done_when(rows)
+    got = {k["case"]: (k["in_band"], k["in_ncu_range"], k["ncu_spread"] and round(k["ncu_spread"], 4)) for k in d["kernels"]}
+    assert got == {"noisy": (False, True, round(16.2 / 14.9 - 1, 4)), "biased": (False, False, round(16.1 / 15.9 - 1, 4)),
+                   "old": (False, None, None)}
+    assert d["out_of_band_in_ncu_range"] == 1
+    table = b.format_done_when(d)
+    assert "0 of 3 kernels" in table and "1 inside the range" in table
+
+
+def test_the_child_measures_as_many_calls_as_asked(b):
+    assert b.measured_calls(20, 12) == {"first": 7, "last": 19}
 
 
 # ---------------------------------------------------------------- FlagGems pairs
