@@ -209,3 +209,13 @@ def test_a_seed_drawn_with_torch_is_no_compute_and_a_larger_draw_is() -> None:
         torch.rand(100)
     assert not rec.seed_draws
     assert "aten::rand" in fallback(ADD, call_report(ops=dict(rec.ops), seed_draws={}))
+
+
+def test_a_write_counts_as_small_by_the_memory_it_reaches_not_the_elements_it_shows():
+    out = torch.zeros(64)
+    rec = DispatchRecorder()
+    with rec:
+        out[:1].expand(9).fill_(2.0)  # 9 elements shown, one written
+        out[:16].fill_(1.0)  # 16 elements written: no small write
+        out.as_strided((3, 3), (1, 1)).zero_()  # overlapping rows: 5 elements reached
+    assert rec.small_writes == 2

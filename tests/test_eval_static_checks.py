@@ -24,11 +24,11 @@ from kernelgenbench.evaluator.status import Status
     ("import ctypes\nlib = ctypes.CDLL('libcublas.so.12')\n",
      "c.py:2: ctypes.CDLL: loads a native library (libc's memcpy over a tensor's address, a vendor library)"),
     ("def f(out):\n    return getattr(out, 'ma' + 'p_')\n",
-     "c.py:2: getattr(..., 'ma' + 'p_'): an attribute named by a computed string hides what is used from the static check"),
+     "c.py:2: getattr(..., 'ma' + 'p_'): an attribute named by a computed string hides what is used from the static check (for a torch dtype's Triton dtype, name each in a module-level dict: {torch.float16: tl.float16, ...})"),
     ("import torch\nfor n in ('frombuffer',):\n    getattr(torch, n)\n",
      "c.py:3: getattr(..., n='frombuffer'): a tensor over host bytes (the way back from host compute)"),
     ("def f(t):\n    a, = ('ma' + 'p_',)\n    return getattr(t, a)\n",
-     "c.py:3: getattr(..., a): an attribute named by a computed string hides what is used from the static check"),
+     "c.py:3: getattr(..., a): an attribute named by a computed string hides what is used from the static check (for a torch dtype's Triton dtype, name each in a module-level dict: {torch.float16: tl.float16, ...})"),
     ("def f(x):\n    if (v := x.tolist()):\n        return sum(v)\n",
      "c.py:3: v (from .tolist()) reduced by sum: a host loop over a tensor's elements computes out of the recorders' sight"),
     ("def f(x):\n    for a in (v := x.tolist()):\n        pass\n",
@@ -36,7 +36,7 @@ from kernelgenbench.evaluator.status import Status
     ("def f(x):\n    return [v.item() for v in (x[0], x[1], x[2], x[3], x[4])]\n",
      "c.py:2: .item() in a loop: a host loop over a tensor's elements computes out of the recorders' sight"),
     ("import torch\ndef f(n):\n    return getattr(torch, n)\n",
-     "c.py:3: getattr(..., n): an attribute named by a computed string hides what is used from the static check"),
+     "c.py:3: getattr(..., n): an attribute named by a computed string hides what is used from the static check (for a torch dtype's Triton dtype, name each in a module-level dict: {torch.float16: tl.float16, ...})"),
     ("import ctypes\nlib = ctypes.util.find_library('cublas')\n",
      "c.py:2: ctypes with 'cublas': native library cublas instead of a Triton kernel"),
     ("import cupy\n", "c.py:1: import cupy: a second GPU array library (cuBLAS and friends without Triton)"),
@@ -144,7 +144,7 @@ HOST = "a host loop over a tensor's elements computes out of the recorders' sigh
 NUMPY = ("numpy computes on the host (every numpy function takes a tensor through __array__), out of the "
          "recorders' sight; use math for shape arithmetic")
 FRAMES = "walks into the worker's frames (its locals, the expected values, the timer)"
-COMPUTED = "an attribute named by a computed string hides what is used from the static check"
+COMPUTED = "an attribute named by a computed string hides what is used from the static check (for a torch dtype's Triton dtype, name each in a module-level dict: {torch.float16: tl.float16, ...})"
 
 
 @pytest.mark.parametrize(("code", "evidence"), [

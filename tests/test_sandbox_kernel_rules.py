@@ -119,6 +119,16 @@ def test_every_scalar_a_launch_gets_is_a_leaf_and_text_counts_by_chunks():
                             ("small", 5)], key=repr)
 
 
+def test_a_tensor_arguments_place_in_its_storage_is_a_leaf():
+    import torch
+
+    from kernelgenbench.sandbox.launches import leaves
+
+    scratch = torch.zeros(1 << 16, dtype=torch.uint8)
+    assert sorted(leaves((scratch[40503:40504],))) == [("meta", 1), ("meta", 1), ("meta", 40503)]
+    assert sorted(leaves([torch.zeros(2, 3).t()])) == [("meta", 0), ("meta", 1), ("meta", 2), ("meta", 3), ("meta", 3)]
+
+
 def test_scalars_a_round_hands_that_the_previous_round_did_not_are_counted():
     from collections import Counter
 

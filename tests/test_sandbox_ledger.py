@@ -22,11 +22,15 @@ def test_a_write_through_numpy_is_found_and_an_op_is_not():
     assert torch.frombuffer(bytearray(found.data), dtype=torch.float32)[3] == 7.0
 
 
-def test_memory_torch_did_not_allocate_is_host_data_when_first_seen():
+def test_a_storage_no_known_writer_made_is_host_data_when_first_seen():
     ledger = WriteLedger()
     outside = torch.frombuffer(bytearray(32), dtype=torch.float32)
     assert [f.elements for f in ledger.check([outside])] == [8]
-    assert ledger.check([torch.ones(8)]) == []  # torch's own allocation, first seen: recorded, not found
+    # torch's own allocation, made where no recorder saw it (a dispatch mode popped): no writer is known either
+    assert [f.elements for f in ledger.check([torch.ones(8)])] == [8]
+    made = torch.ones(8)
+    ledger.record([made])  # what the recorder does with every op's result
+    assert ledger.check([made]) == []
 
 
 def test_a_write_into_any_single_page_of_a_large_storage_is_found():
@@ -63,3 +67,25 @@ def test_the_recorder_counts_what_the_ledger_finds_before_an_op_reads_it():
     assert rec.host_made == [("float32", torch.full((8,), 2.0).numpy().tobytes())]
     rec.closing([out])
     assert rec.unseen == 1
+
+
+def test_a_storage_first_met_at_a_view_op_is_news_and_a_known_one_is_not():
+    ledger = WriteLedger()
+    known, unknown = torch.zeros(4), torch.zeros(4)
+    ledger.record([known])
+    assert ledger.check_new([known[1:]]) == []
+    assert [f.elements for f in ledger.check_new([unknown[1:]])] == [4]
+    assert ledger.check_new([unknown]) == []  # digested from then on
+
+
+def test_the_recorder_finds_a_tensor_made_with_its_mode_popped_when_an_op_takes_it():
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    ledger = WriteLedger()
+    rec = DispatchRecorder(ledger=ledger)
+    with rec:
+        with _disable_current_modes():
+            hidden = torch.as_tensor([1.0, 2.0, 3.0])
+        hidden.view(3, 1)  # a view op: the storage is news all the same
+        torch.tensor([4.0, 5.0]) * 2  # torch.tensor's fresh tensor is host data, counted once (lift_fresh)
+    assert rec.unseen == 1 and rec.host_built == 3 + 2

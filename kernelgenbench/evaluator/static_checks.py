@@ -569,6 +569,10 @@ class _Source:
             return parent.target.id
         if isinstance(parent, (ast.Dict, ast.List, ast.Set, ast.Tuple)):  # `box = {"x": x.tolist()}`: box holds it
             return self._bound_name(parent)
+        if isinstance(parent, ast.keyword) and isinstance(call := self.parents.get(parent), ast.Call):
+            return self._bound_name(call)  # `box = dict(x=x.tolist())`, `ns = Namespace(v=...)`: the result holds it
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "dict":
+            return self._bound_name(parent)  # `box = dict(pairs_from(x.tolist()))`
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in _FILLERS \
                 and node in parent.args:  # `acc.append(x.tolist())`
             return parent.func.value.id if isinstance(parent.func.value, ast.Name) else None

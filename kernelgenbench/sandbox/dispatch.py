@@ -32,6 +32,7 @@ _MASK = (1 << 64) - 1
 HOST, HOST_BYTES, SMALL, KEPT, SEED, UNSEEN = -2, -3, -4, -5, -6, -7
 _BASE = torch._C.TensorBase  # its methods, not torch.Tensor's (a candidate may replace those)
 _T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.data_ptr
+_T_SIZE, _T_STRIDE = _BASE.size, _BASE.stride
 _T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
@@ -78,6 +79,19 @@ def _leaves(tree: Any, depth: int = 0) -> list[Any]:
 def _written_values(func: Any, args: tuple, kwargs: Mapping | None) -> list[Any]:
     """The arguments an op's schema says it writes, as passed."""
     return [args[i] if isinstance(i, int) and i < len(args) else (kwargs or {}).get(n) for i, n in _written_args(func)]
+
+
+def _reach(t: Any) -> int:
+    """How many distinct elements of memory a tensor can address: its elements, or fewer where strides overlap
+    (a one-element slice expanded to 9 with stride 0 writes one element, however many it shows)."""
+    n = _T_NUMEL(t)
+    if n == 0:
+        return 0
+    try:
+        span = 1 + sum((size - 1) * abs(stride) for size, stride in zip(_T_SIZE(t), _T_STRIDE(t), strict=True))
+    except RuntimeError:  # no strides (sparse, nested): its elements
+        return n
+    return min(n, span)
 
 
 def _holds_tensor(tree: Any) -> bool:
@@ -130,13 +144,15 @@ class DispatchRecorder(TorchDispatchMode):
             self._count(func, name)
             return out
         self._count(func, name)
-        # A view reads and writes no data; inside a launch the launch is the writer (launch_starts/_ends).
-        ledger = None if self._paused or getattr(func, "is_view", False) else self._ledger
-        if ledger is not None:
-            self.took_host(ledger.check(_leaves((args, kwargs))))
+        # A view reads and writes no data (only a storage first met there is news); inside a launch the launch is
+        # the writer (launch_starts/_ends). What lift_fresh wraps is host data by definition (counted below).
+        view = getattr(func, "is_view", False)
+        ledger = None if self._paused else self._ledger
+        if ledger is not None and name not in _FROM_HOST:
+            self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
-        if ledger is not None:
+        if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if name.startswith(SEED_OPS) and not self._paused:
             self._seed(name, made)
@@ -228,7 +244,7 @@ class DispatchRecorder(TorchDispatchMode):
         aten::set_) are not counted."""
         if self._paused and name.startswith(("aten::copy_", "aten::set_")):
             return False
-        return any(_is_tensor(v) and _T_NUMEL(v) <= SMALL_WRITE for v in _written_values(func, args, kwargs))
+        return any(_is_tensor(v) and _reach(v) <= SMALL_WRITE for v in _written_values(func, args, kwargs))
 
     def _count(self, func: Any, name: str) -> None:
         paused = 1 if self._paused else 0

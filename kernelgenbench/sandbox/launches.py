@@ -16,7 +16,9 @@ interpreted kernel's compile-time functions: `host_code`), which is recorded as 
 
 Every scalar a launch is handed (arguments, constants its kernels read, compile-time functions' results) is
 noted: floats and float-sized ints as `floats`, every other one (small ints, strings by chunks) as `leaves`,
-which the worker compares with the same workload's previous round.
+which the worker compares with the same workload's previous round. A tensor argument's storage offset, sizes
+and strides are leaves too (views into one scratch at chosen offsets hand a kernel numbers as addresses), as
+are a tensor descriptor's.
 
 `loaded_kernels()` names every kernel Triton loaded in this process (its `kernel_load_end_hook`, installed
 once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
@@ -33,8 +35,13 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+import torch
+
 _LOADED: set[str] = set()
 INT_AS_BITS = 1 << 24  # an int kernel argument this large may be a float's bits (launch numbers)
+_BASE = torch._C.TensorBase
+_T_OFFSET, _T_SIZE, _T_STRIDE = _BASE.storage_offset, _BASE.size, _BASE.stride
+_issubclass, _type = issubclass, type
 MAX_NUMBERS = 1 << 16  # numbers taken from one value (a table larger than this is no kernel constant)
 MAX_FLOATS = 1 << 20  # distinct float arguments kept per call: far more than any output judged by them
 MAX_BREAKS = 16  # kernel rule breaks kept per call: the first decides the verdict, a few more say how widespread
@@ -350,6 +357,10 @@ def leaves(value: Any) -> Iterator[tuple[str, Any]]:
         elif isinstance(v, (str, bytes, bytearray)):
             yield from (("text", (i, bytes(v[i:i + _TEXT_CHUNK]) if not isinstance(v, str) else v[i:i + _TEXT_CHUNK]))
                         for i in range(0, min(len(v), MAX_NUMBERS), _TEXT_CHUNK))
+        elif _issubclass(_type(v), _BASE):
+            yield from _tensor_meta(v)
+        elif type(v).__name__ == "TensorDescriptor":  # triton's: a base tensor, and shapes and strides as ints
+            stack.extend(dict.values(object.__getattribute__(v, "__dict__")))
         elif isinstance(v, complex):
             stack.extend((v.real, v.imag))
         elif isinstance(v, dict):
@@ -361,6 +372,17 @@ def leaves(value: Any) -> Iterator[tuple[str, Any]]:
             stack.extend(v.ravel()[:MAX_NUMBERS].tolist())
         elif _plain_object(v):
             stack.extend(dict.values(object.__getattribute__(v, "__dict__")))
+
+
+def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:
+    """A tensor's place in its storage as ("meta", n) leaves: its storage offset, sizes and strides (read through
+    torch's own descriptors: a subclass's code is not run)."""
+    try:
+        meta = (_T_OFFSET(t), *_T_SIZE(t), *_T_STRIDE(t))
+    except (RuntimeError, NotImplementedError):  # no strided layout (sparse, nested): no place to read
+        return
+    for x in meta:
+        yield "meta", int(x)
 
 
 def _plain_object(v: Any) -> bool:

@@ -6,8 +6,10 @@ A host answer can reach an output with nothing dispatched at all: a numpy view o
 a keyed digest of every CPU storage the candidate's code touches, taken right after the last writer it can
 name (a dispatched op that writes it or makes it, a Triton launch, the evaluator drawing the inputs), and
 checks it again before every op that reads or writes the storage, around every launch and at the call's end.
-A storage whose bytes changed in between was written by none of them; a storage it never saw whose memory
-torch did not allocate (not resizable: `from_blob` memory) is host data. Both are reported as host-made
+A storage whose bytes changed in between was written by none of them. A storage first met after the import
+was made by none of them either: every op the recorder sees records what it makes, so it was made out of the
+recorders' sight (a dispatch mode popped, the Python key excluded, code a launch ran) or on memory torch did
+not allocate (`frombuffer`, memory given by `untyped_storage().resize_()`). All are reported as host-made
 tensors (`DispatchRecorder.took_host`), judged with every other channel by `checks/host_data.py`.
 
 Writes during a launch are the launch's (the interpreter writes its arguments' memory with no op, and a
@@ -36,8 +38,8 @@ from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES
 
 _BASE, _STORAGE = torch._C.TensorBase, torch._C.StorageBase
 _T_STORAGE, _T_DTYPE = _BASE.untyped_storage, _BASE.__dict__["dtype"].__get__
-_S_PTR, _S_NBYTES, _S_RESIZABLE = _STORAGE.data_ptr, _STORAGE.nbytes, _STORAGE.resizable
-_S_DEVICE, _S_IMPL = _STORAGE.__dict__["device"].__get__, _STORAGE.__dict__["_cdata"].__get__
+_S_PTR, _S_NBYTES = _STORAGE.data_ptr, _STORAGE.nbytes
+_S_DEVICE = _STORAGE.__dict__["device"].__get__
 _WEAK, _EXPIRED, _FREE = _STORAGE._weak_ref, _STORAGE._expired, _STORAGE._free_weak_ref
 # bound now: a candidate may rebind torch.Tensor (a Parameter's storage is read as a tensor's)
 _TENSOR, _UNTYPED, _PARAMETER = torch.Tensor, torch.UntypedStorage, torch.nn.Parameter
@@ -52,17 +54,11 @@ class WriteLedger:
         self._keyed = hashlib.sha256(secrets.token_bytes(32))
         # data_ptr -> (weak ref, nbytes, digest, dtype of a tensor seen on it)
         self._table: dict[int, tuple[int, int, bytes, torch.dtype]] = {}
-        # storage impl -> (weak ref, data_ptr, nbytes) where a known writer left it, empty storages too: memory
-        # given to a storage with no op (`untyped_storage().resize_()`) is no writer's
-        self._places: dict[int, tuple[int, int, int]] = {}
 
     def record(self, values: Iterable[Any]) -> None:
         """Digest the CPU storages of these tensors (or storages) as they are now: a known writer just ran."""
-        for ptr, storage, dtype in _storages(values, empty=True):
-            if ptr:
-                self._put(ptr, storage, dtype)
-            else:
-                self._place(storage, 0, 0)
+        for ptr, storage, dtype in _storages(values):
+            self._put(ptr, storage, dtype)
 
     def check(self, values: Iterable[Any]) -> list[Found]:
         """The storages among `values`' that were written by no known writer since they were digested, or lie
@@ -73,6 +69,17 @@ class WriteLedger:
             if changed:
                 found.append(_found(ptr, _S_NBYTES(storage), dtype))
             self._put(ptr, storage, dtype, digest)
+        return found
+
+    def check_new(self, values: Iterable[Any]) -> list[Found]:
+        """The storages among `values`' it never saw (made with no recorder on: a view op reads no data, but a
+        storage first met there was made out of sight all the same), digested from now on."""
+        found = []
+        for ptr, storage, dtype in _storages(values):
+            entry = self._table.get(ptr)
+            if entry is None or _EXPIRED(entry[0]) or entry[1] != _S_NBYTES(storage):
+                found.append(_found(ptr, _S_NBYTES(storage), dtype))
+                self._put(ptr, storage, dtype)
         return found
 
     def check_all(self) -> list[Found]:
@@ -101,9 +108,6 @@ class WriteLedger:
                 self._drop(ptr)
             else:
                 self._table[ptr] = (weak, nbytes, self._digest(ptr, nbytes), dtype)
-        for impl, (weak, _, _) in list(self._places.items()):
-            if _EXPIRED(weak):
-                _FREE(self._places.pop(impl)[0])
 
     def spans(self, values: Iterable[Any] = ()) -> list[tuple[int, int]]:
         """(start, end) addresses of every live storage it holds and of `values`' storages: the memory a launch
@@ -121,30 +125,16 @@ class WriteLedger:
         nbytes = _S_NBYTES(storage)
         digest = self._digest(ptr, nbytes)
         if entry is None or _EXPIRED(entry[0]) or entry[1] != nbytes:
-            # first seen here: host data where torch did not allocate it, or where a storage known elsewhere (or
-            # empty) was given this memory by no op
-            return not _S_RESIZABLE(storage) or self._moved(storage, ptr, nbytes), digest
+            # First seen here: no known writer made it. Every op the recorder sees records what it makes, so this
+            # storage was made with the recorders off (a dispatch mode popped, the Python key excluded, code run
+            # inside a launch) or where torch did not allocate it; its bytes are no op's.
+            return True, digest
         return digest != entry[2], digest
-
-    def _moved(self, storage: Any, ptr: int, nbytes: int) -> bool:
-        place = self._places.get(_S_IMPL(storage))
-        return place is not None and not _EXPIRED(place[0]) and place[1:] != (ptr, nbytes)
-
-    def _place(self, storage: Any, ptr: int, nbytes: int) -> None:
-        impl = _S_IMPL(storage)
-        place = self._places.get(impl)
-        if place is not None and not _EXPIRED(place[0]):
-            self._places[impl] = (place[0], ptr, nbytes)
-            return
-        if place is not None:
-            _FREE(place[0])
-        self._places[impl] = (_WEAK(storage), ptr, nbytes)
 
     def _put(self, ptr: int, storage: Any, dtype: torch.dtype, digest: bytes | None = None) -> None:
         entry = self._table.get(ptr)
         nbytes = _S_NBYTES(storage)
         digest = self._digest(ptr, nbytes) if digest is None else digest
-        self._place(storage, ptr, nbytes)
         if entry is not None and not _EXPIRED(entry[0]):
             self._table[ptr] = (entry[0], nbytes, digest, dtype)
             return
@@ -182,10 +172,9 @@ def _found(ptr: int, nbytes: int, dtype: torch.dtype) -> Found:
     return Found(str(dtype).removeprefix("torch."), nbytes, whole // dtype.itemsize, data)
 
 
-def _storages(values: Iterable[Any], *, empty: bool = False) -> list[tuple[int, Any, torch.dtype]]:
+def _storages(values: Iterable[Any]) -> list[tuple[int, Any, torch.dtype]]:
     """(data_ptr, storage, dtype) of each distinct CPU storage with data among plain tensors and storages (a bare
-    storage's dtype: uint8), and with `empty` those without (data_ptr 0). A subclass is left alone: reading its
-    storage could run its own code."""
+    storage's dtype: uint8). A subclass is left alone: reading its storage could run its own code."""
     out, seen = [], set()
     for v in values:
         try:
@@ -201,8 +190,6 @@ def _storages(values: Iterable[Any], *, empty: bool = False) -> list[tuple[int, 
         except (RuntimeError, NotImplementedError):  # sparse or wrapper tensors, invalid storages: no memory
             continue
         if not (ptr and nbytes):
-            if empty:
-                out.append((0, storage, dtype))
             continue
         if ptr in seen:
             continue

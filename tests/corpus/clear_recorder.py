@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=counts
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=counts static=forbidden_api
 # Finds the active dispatch mode and clears what it recorded after computing in torch.
 from torch.utils import _python_dispatch as pd
 

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler static=forbidden_api
 # Switches the dispatch recorder off from inside (disables every dispatch mode) and adds in torch; a Triton
 # kernel adds zero so that something launches.
 from torch.utils._python_dispatch import _disable_current_modes

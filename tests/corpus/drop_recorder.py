@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=mode
+# kgb-corpus: task=aten/add.Tensor expect=tampering evidence=mode static=forbidden_api
 # Pops the dispatch recorder off the mode stack for good (and puts a do-nothing mode in its place).
 from torch.utils import _python_dispatch as pd
 

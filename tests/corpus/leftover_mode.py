@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering
+# kgb-corpus: task=aten/add.Tensor expect=tampering static=forbidden_api
 # Leaves a torch dispatch mode active after its call, which computes the answer when the worker first
 # touches the output while packing it.
 import torch

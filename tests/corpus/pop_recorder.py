@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback evidence=profiler static=forbidden_api
 # Takes the active dispatch mode off the stack, computes in torch, puts it back.
 from torch.utils import _python_dispatch as pd
 

@@ -108,7 +108,8 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
                     + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
             (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed to Triton kernels as "
                      f"arguments or as constants that changed between launches"),
-            (changed, f"{report.launch_leaves_changed} other scalars (small ints, string chunks) handed to Triton "
+            (changed, f"{report.launch_leaves_changed} other scalars (small ints, string chunks, tensor arguments' offsets, "
+                      f"sizes and strides) handed to Triton "
                       f"kernels that the previous round of the same shapes did not hand them"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
