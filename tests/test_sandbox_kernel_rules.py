@@ -134,13 +134,46 @@ def test_scalars_a_round_hands_that_the_previous_round_did_not_are_counted():
 
     import torch
 
-    from kernelgenbench.sandbox.worker import _leaves_changed
+    from kernelgenbench.sandbox.worker import _leaves_changed, call_shape
 
     rounds: dict = {}
     args = {"self": torch.zeros(4, 3), "dim": [1]}
     sizes = Counter({("small", 4): 1, ("small", 3): 1, ("small", 1024): 2})
-    assert _leaves_changed(rounds, args, sizes) == 0  # the first round: nothing to compare with
-    assert _leaves_changed(rounds, {"self": torch.ones(4, 3), "dim": [1]}, sizes) == 0  # same shapes, same sizes
+    assert _leaves_changed(rounds, call_shape(args), sizes) == 0  # the first round: nothing to compare with
+    assert _leaves_changed(rounds, call_shape({"self": torch.ones(4, 3), "dim": [1]}), sizes) == 0  # same shapes, same sizes
     encoded = sizes + Counter({("small", 12345): 1, ("small", 777): 1})
-    assert _leaves_changed(rounds, args, encoded) == 2
-    assert _leaves_changed(rounds, args, sizes) == 0  # fewer than before (an autotuned first round): none new
+    assert _leaves_changed(rounds, call_shape(args), encoded) == 2
+    assert _leaves_changed(rounds, call_shape(args), sizes) == 0  # fewer than before (an autotuned first round): none new
+
+
+def test_a_launch_argument_that_is_no_launch_value_is_a_break():
+    import torch
+
+    from kernelgenbench.sandbox.kernel_rules import _argument_breaks
+
+    class Hook:
+        def __add__(self, other):
+            return other
+
+    assert list(_argument_breaks(0, torch.ones(2))) == [] and list(_argument_breaks(1, (3, 2.5, "s", None))) == []
+    assert list(_argument_breaks(2, tl.constexpr(tl.float16))) == [] and list(_argument_breaks(3, torch.float32)) == []
+    (why,) = _argument_breaks(4, tl.constexpr(Hook()))
+    assert "launch argument 4 is a Hook, which a GPU launch cannot specialize" in why
+
+
+def test_getattr_by_a_run_time_name_on_a_kernel_value_is_a_break():
+    from kernelgenbench.sandbox.kernel_rules import _read_code
+
+    def body(x):
+        for h in ("handle",):
+            x = getattr(x, h)
+        return getattr(x, "dtype")  # noqa: B009 - a literal name: no break
+
+    assert [root for root, _, _ in _read_code(body.__code__).dynamic] == [""]
+
+
+def test_bools_handed_to_a_launch_count_by_position():
+    from kernelgenbench.sandbox.launches import leaves
+
+    assert list(leaves((True, False, True))) == [("bits", (0, 5))]
+    assert list(leaves((False, True, True))) == [("bits", (0, 6))]  # the same count of flags, another number

@@ -89,3 +89,14 @@ def test_the_recorder_finds_a_tensor_made_with_its_mode_popped_when_an_op_takes_
         hidden.view(3, 1)  # a view op: the storage is news all the same
         torch.tensor([4.0, 5.0]) * 2  # torch.tensor's fresh tensor is host data, counted once (lift_fresh)
     assert rec.unseen == 1 and rec.host_built == 3 + 2
+
+
+def test_a_kernel_registered_from_python_outside_torch_is_named():
+    from kernelgenbench.sandbox.dispatch_table import foreign_kernels
+
+    lib = torch.library.Library("kgbledgertest", "DEF")
+    lib.define("f(Tensor x) -> Tensor")
+    lib.impl("f", lambda x: x, "CPU")
+    (found,) = foreign_kernels(["kgbledgertest::f", "aten::add.Tensor", "aten::no_such_op"])
+    assert found.startswith("kgbledgertest::f (CPU kernel registered at ") and "test_sandbox_ledger.py" in found
+    assert foreign_kernels(["aten::zero_", "aten::mm"]) == []  # torch's own, its meta kernels in Python too

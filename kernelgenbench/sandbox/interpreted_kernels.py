@@ -16,8 +16,9 @@ the launch's grid is set, to the function the executor will run and to the argum
 grid callable and the pre-run hooks (host code that could rebind what the body reads) have run, before any
 program executes.
 
-A compile-time function (`@tl.constexpr def f`) runs once per compile on a GPU and its result is baked into the
-kernel; the interpreter calls it between the programs. Each call runs as the candidate's host code (recorded,
+A compile-time function (`@tl.constexpr def f`, or `@triton.constexpr_function`) runs once per compile on a GPU
+and its result is baked into the kernel; the interpreter calls it between the programs (handing it a block
+value is a break: a GPU compile hands it constants only). Each call runs as the candidate's host code (recorded,
 the write ledger checked after it: LaunchCounter.host_code), its result is counted with the launch's values,
 and the names the kernels read are checked again after it (host code that rebinds one to a plain function
 and back before the launch ends is caught in between).
@@ -51,9 +52,15 @@ class InterpretedKernels:
             from triton.runtime.interpreter import FunctionRewriter, InterpretedFunction, InterpreterBuilder
         except ImportError:
             return {}
+        from triton.language import tensor as tl_tensor
         from triton.runtime.interpreter import GridExecutor
+        try:
+            from triton.runtime.jit import ConstexprFunction
+        except ImportError:  # a triton before compile-time functions
+            ConstexprFunction = None  # noqa: N806 - the class, when this triton has it
 
         init, set_grid_dim, call = InterpretedFunction.__init__, InterpreterBuilder.set_grid_dim, constexpr.__call__
+        function_call = ConstexprFunction.__call__ if ConstexprFunction is not None else None
         executor_code = GridExecutor.__call__.__code__
         kernels = self
 
@@ -77,6 +84,18 @@ class InterpretedKernels:
             counter.note_baked(out)
             return out
 
+        def counted_function(self: Any, *args: Any, **kwargs: Any) -> Any:
+            counter = kernels.running
+            if counter is None:
+                return function_call(self, *args, **kwargs)
+            if any(isinstance(a, tl_tensor) for a in (*args, *kwargs.values())):
+                counter.note_break(f"the compile-time function {getattr(self.fn, '__qualname__', '?')} is handed a "
+                                   f"block value, which a GPU compile never hands it (the interpreter hands it data)")
+            with counter.host_code(mid_launch=True):
+                out = function_call(self, *args, **kwargs)
+            counter.note_baked(out)
+            return out
+
         def refuse(self: Any, value: Any) -> None:
             raise AttributeError("the worker makes the interpreter's functions; `rewrite` cannot be replaced")
 
@@ -84,9 +103,13 @@ class InterpretedKernels:
         InterpretedFunction.rewrite = property(lambda k: lambda: kernels.runs(k, FunctionRewriter), refuse)
         InterpreterBuilder.set_grid_dim = checked_set_grid_dim
         constexpr.__call__ = counted_call
-        return {f"triton.InterpretedFunction.{n}": (InterpretedFunction, n) for n in ("__init__", "rewrite")} | \
+        watched = {f"triton.InterpretedFunction.{n}": (InterpretedFunction, n) for n in ("__init__", "rewrite")} | \
             {"triton.InterpreterBuilder.set_grid_dim": (InterpreterBuilder, "set_grid_dim"),
              "triton.constexpr.__call__": (constexpr, "__call__")}
+        if ConstexprFunction is not None:
+            ConstexprFunction.__call__ = counted_function
+            watched["triton.ConstexprFunction.__call__"] = (ConstexprFunction, "__call__")
+        return watched
 
     def runs(self, kernel: Any, rewriter: Any = None) -> FunctionType | None:
         """The function that executes for `kernel` (None for no interpreted function): the one given to its

@@ -31,7 +31,7 @@ from kernelgenbench.sandbox.launches import number_values
 TRITON_BUILTINS = frozenset({"len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr",
                              "print", "min", "max"})
 # Modules whose functions a body may call through a module attribute (a GPU compile calls them on constants).
-_CONSTANT_MODULES = ("math", "cmath", "operator", "builtins", "functools", "triton")
+_CONSTANT_MODULES = ("math", "cmath", "operator", "triton")  # not builtins (vars, eval) nor functools
 _TRITON_LANGUAGE = ("triton.language", "triton.experimental.gluon.language")
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
@@ -83,6 +83,8 @@ class KernelRules:
                 if why:
                     breaks.append(f"{fn.__qualname__} (line {line}) reads {ref}: {why}")
                 inner = value.value if _is_constexpr(value) else value
+                if _compile_time(inner):
+                    continue  # host code a GPU compile runs on constants (interpreted: recorded and counted)
                 if _jit(inner):
                     todo.append(_own(runs(inner)))
                 else:
@@ -154,6 +156,10 @@ def _body_breaks(fn: FunctionType, body: _Body) -> Iterator[str]:
     for name, line in body.writes:
         yield f"{fn.__qualname__} (line {line}) assigns the global `{name}`, which a GPU compile refuses"
     for root, attrs, line in body.dynamic:
+        if not root:
+            yield (f"{fn.__qualname__} (line {line}) reads getattr(<a value of the kernel>, <a name known at run "
+                   f"time>): the interpreter would hand it a block's host data (`handle`), which no GPU compile has")
+            continue
         value = _resolve(fn, root, attrs)
         for attr, why in _dynamic_breaks(value):
             yield (f"{fn.__qualname__} (line {line}) reads getattr({'.'.join((root, *attrs))}, <a name known at run "
@@ -177,13 +183,32 @@ def _dynamic_breaks(value: Any) -> Iterator[tuple[str, str]]:
 
 
 def _argument_breaks(i: int, value: Any) -> Iterator[str]:
-    """A launch argument a GPU launch refuses: a plain Python function (bare or in a constexpr) or a module."""
+    """A launch argument a GPU launch refuses: a plain Python function (bare or in a constexpr), a module, or an
+    object that is no tensor, number, string, dtype or tuple of them (an object whose own methods, `__add__` or
+    `__index__`, the interpreter would run inside the kernel, out of every recorder's sight)."""
     inner = getattr(value, "value", value) if _is_constexpr(value) else value
     for v in inner if isinstance(inner, tuple) else (inner,):
         if isinstance(v, ModuleType) or (callable(v) and not isinstance(v, type) and not _triton_allowed(v)
                                          and not _constant_function(v)):
             yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch refuses (the interpreter would "
                    f"call it on the host)")
+        elif not callable(v) and not _launch_value(v):
+            yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch cannot specialize (no tensor, "
+                   f"number, string, dtype or tuple of them: the interpreter would run its own methods in the kernel)")
+
+
+def _launch_value(v: Any, depth: int = 0) -> bool:
+    """A value a launch may take: a tensor or an object with a data pointer (a library's strided buffer), a plain
+    constant, a torch or triton dtype, a tensor descriptor, a numpy scalar, a tuple of them."""
+    import torch
+    from triton import language
+
+    if isinstance(v, (torch.Tensor, torch.dtype, language.dtype, language.tensor)) or _plain(v) \
+            or callable(getattr(v, "data_ptr", None)):
+        return True
+    if type(v).__name__ == "TensorDescriptor" or type(v).__module__ == "numpy":
+        return True
+    return isinstance(v, tuple) and depth < 4 and all(_launch_value(x, depth + 1) for x in v)
 
 
 def _jit_arguments(args: tuple[Any, ...]) -> Iterator[Any]:
@@ -240,6 +265,8 @@ def _read_code(code: CodeType) -> _Body:
                 found = _getattr_call(ins, i + 1)
                 if found is not None:
                     (chains if found[2] else dynamic).append((found[0], found[1], line))
+                elif not _literal_name(ins, i + 1):
+                    dynamic.append(("", (), line))  # on a local (a block): "handle" hands it the host data
     return _Body(tuple(names), tuple(chains), tuple(sorted(handles)), tuple(writes), tuple(dynamic))
 
 
@@ -264,6 +291,13 @@ def _getattr_call(ins: list[dis.Instruction], j: int) -> tuple[str, tuple[str, .
         rest = ins[k + 1:k + 3]
         literal = any(r.opname in _CALL for r in rest)  # the literal is the name, not a default's start
     return (root, (*attrs, str(ins[k].argval)) if literal else attrs, literal)
+
+
+def _literal_name(ins: list[dis.Instruction], j: int) -> bool:
+    """For `getattr(obj, name)` with `obj` a local read from instruction `j` on (attributes after it too):
+    whether `name` is a literal string."""
+    _, k = _attrs(ins, j + 1)
+    return k < len(ins) and ins[k].opname == "LOAD_CONST" and isinstance(ins[k].argval, str)
 
 
 def _scope(fn: FunctionType) -> dict[str, Any]:
@@ -415,6 +449,16 @@ def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "") -> bool:
         return False
     holders = (module, via) if any(via == p or via.startswith(p + ".") for p in prefixes) else (module,)
     return any(getattr(sys.modules.get(m), name, None) is value for m in holders)
+
+
+def _compile_time(value: Any) -> bool:
+    """A `@triton.constexpr_function`: plain Python a GPU compile calls on constants, with no name rule (the worker
+    runs it as the launch's host code and counts what it returns: sandbox/interpreted_kernels.py)."""
+    try:
+        from triton.runtime.jit import ConstexprFunction
+    except ImportError:  # an older triton: no such functions
+        return False
+    return isinstance(value, ConstexprFunction)
 
 
 def _jit(value: Any) -> bool:

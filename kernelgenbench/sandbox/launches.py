@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import operator
 import secrets
 import time
 import types
@@ -217,6 +218,10 @@ class LaunchCounter:
         self._judge((breaks, numbers), interpreted=True)
         self.note_values((values, self.rules.baked()))
 
+    def note_break(self, why: str) -> None:
+        """A break of the compile rule found while an interpreted launch runs."""
+        self._judge(([why], []), interpreted=True)
+
     def note_baked(self, value: Any) -> None:
         """A compile-time function's result in an interpreted launch: counted with the launch's values."""
         self.note_values(value)
@@ -240,6 +245,17 @@ class LaunchCounter:
                 return fn(*args, **kwargs)
 
         return host_side
+
+    def _plain_grid(self, grid: Any) -> Any:
+        """The grid as a tuple of ints, each member's own `__index__` run as host code of the launch (not inside
+        it, where the recorder is paused); a grid callable's result likewise."""
+        if callable(grid):
+            host = self._host_side(grid)
+            return lambda *args, **kwargs: self._plain_grid(host(*args, **kwargs))
+        if isinstance(grid, (tuple, list)):
+            with self.host_code():
+                return tuple(operator.index(g) for g in grid)
+        return grid
 
     def _judge(self, found: tuple[list[str], list[float | int]], *, interpreted: bool) -> None:
         breaks, numbers = found
@@ -293,7 +309,7 @@ class LaunchCounter:
             try:
                 if isinstance(hooks, list) and hooks:
                     kernel.pre_run_hooks = [counter._host_side(h) for h in hooks]
-                grid = counter._host_side(grid) if callable(grid) else grid
+                grid = counter._plain_grid(grid)
                 with counter._launching(args, kwargs, interpreted=count):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
@@ -367,11 +383,26 @@ def leaves(value: Any) -> Iterator[tuple[str, Any]]:
             stack.extend((*dict.keys(v), *dict.values(v)))
         elif isinstance(v, _SEQUENCES):
             base = next(t for t in _SEQUENCES if isinstance(v, t))
-            stack.extend(base.__iter__(v))
+            members = [_unwrapped(m) for m in base.__iter__(v)]
+            yield from _bool_bits(members)
+            stack.extend(m for m in members if type(m) is not bool)
         elif type(v).__module__ == "numpy" and hasattr(v, "ravel"):
             stack.extend(v.ravel()[:MAX_NUMBERS].tolist())
         elif _plain_object(v):
             stack.extend(dict.values(object.__getattribute__(v, "__dict__")))
+
+
+def _unwrapped(v: Any) -> Any:
+    return getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
+
+
+def _bool_bits(members: list[Any]) -> Iterator[tuple[str, Any]]:
+    """The bools among a sequence's members, by position, packed 16 to a ("bits", (chunk, value)) leaf: one bool
+    is no number, but a row of them spells one (a float's bits as 32 flags)."""
+    flags = [(i, m) for i, m in enumerate(members) if type(m) is bool]
+    for c in range(0, len(flags), 16):
+        chunk = flags[c:c + 16]
+        yield "bits", (chunk[0][0], sum(int(m) << k for k, (_, m) in enumerate(chunk)))
 
 
 def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:

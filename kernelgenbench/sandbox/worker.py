@@ -561,6 +561,7 @@ class _Bound:
     memory: Any  # sandbox/launch_memory.py's LaunchMemory: the interpreter's loads and stores, per launch
     kernels: Any  # sandbox/interpreted_kernels.py's InterpretedKernels: the functions the interpreter runs
     rounds: dict  # per workload's shapes and scalars: the scalars its last recorded call handed to its launches
+    foreign_kernels: Callable[[Any], list[str]]  # sandbox/dispatch_table.py: ops given a kernel from Python
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -570,6 +571,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     from kernelgenbench.evaluator.transfer import fingerprint, storage_bytes
     from kernelgenbench.sandbox.activity import Session
     from kernelgenbench.sandbox.dispatch import sealed_recorder
+    from kernelgenbench.sandbox.dispatch_table import foreign_kernels
     from kernelgenbench.sandbox.hooks import InterpreterHooks
     from kernelgenbench.sandbox.interpreted_kernels import InterpretedKernels
     from kernelgenbench.sandbox.kernel_rules import KernelRules
@@ -584,7 +586,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     watched.update(kernels.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {})
+               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels)
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", _guard(watched))  # frozen: set once, here (main checks it stays)
@@ -624,6 +626,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             if _type(t) is _TENSOR and _T_NUMEL(t):
                 storages.setdefault(_S_DATA_PTR(_T_STORAGE(t)), name)
     modes_before = (_FN_MODES(), _DISPATCH_MODES())
+    shape = call_shape(args)  # before the call: the candidate may restride what it was handed
     handed = _handed(task, args)
     pos, kw = b.split_call_args(task, args)
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
@@ -648,8 +651,10 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                         + ([] if on_top() else [_OFF_STACK])
             _sync(device)
             elapsed = b.perf_counter() - t0
+            marks += [f"an op the call ran has a kernel the candidate registered: {k}"
+                      for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
-            changed = _leaves_changed(b.rounds, args, counter.leaves)
+            changed = _leaves_changed(b.rounds, shape, counter.leaves)
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -662,11 +667,15 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
 
 
-def _leaves_changed(rounds: dict, args: dict[str, Any], found: Any) -> int:
+def call_shape(args: dict[str, Any]) -> tuple:
+    """The call's arguments as far as they shape it (sizes, strides, dtypes, scalars), taken before the call."""
+    return tuple((k, _shape_key(v)) for k, v in args.items())
+
+
+def _leaves_changed(rounds: dict, shape: tuple, found: Any) -> int:
     """How many of the scalars this call handed its launches (small ints, string chunks) the last recorded call
-    with the same shapes and scalars (the workload's previous round) did not: shape-made scalars repeat, values
-    computed from the data do not. The call's are kept for the next round."""
-    shape = tuple((k, _shape_key(v)) for k, v in args.items())
+    with the same shapes and scalars (`call_shape`: the workload's previous round) did not: shape-made scalars
+    repeat, values computed from the data do not. The call's are kept for the next round."""
     before = rounds.get(shape)
     rounds[shape] = found
     return 0 if before is None else sum((found - before).values())

@@ -139,5 +139,10 @@ CHECK = Check(
             "rt10_grid_asarray_copy", "rt10_grid_callable_writes", "rt10_grid_mutates_args", "rt10_ledger_grid_alloc",
             "rt10_ledger_unsampled_page",
             "rt10_module_bytes_baked", "rt10_runtime_int_args", "rt10_str_add_large",
-            "rt10_str_decimal_constexpr"),
+            "rt10_str_decimal_constexpr",
+            "rt11_argobj_shmfd", "rt11_constexpr_dunder_relocate", "rt11_disable_modes_as_tensor",
+            "rt11_fill_stride0_view", "rt11_bool_tuple_bits", "rt11_grid_index_inlaunch_copy",
+            "rt11_hidden_source_copy_kernel", "rt11_no_dispatch_fill_mm", "rt11_nodispatch_alloc_numpy",
+            "rt11_pointer_offset_channel", "rt11_shape_key_reset", "rt11_storage_list_rawaddr", "rt11_swap_data_ptr",
+            "rt11_view_offset_channel"),
 )

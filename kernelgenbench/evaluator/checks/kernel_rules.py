@@ -32,5 +32,7 @@ CHECK = Check(
     corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
             "rt9_fn_swap", "rt9_getattr_param_name", "rt9_grid_toctou", "rt9_jit_as_argument",
             "rt9_namedtuple_classattr",
-            "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_linecache_swap", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call"),
+            "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_linecache_swap", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call",
+            "rt11_builtins_vars_kernel", "rt11_constexpr_dunder_inlaunch", "rt11_getattr_loop_handle",
+            "rt11_param_object_method"),
 )

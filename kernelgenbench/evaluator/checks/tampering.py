@@ -19,5 +19,6 @@ CHECK = Check(
     corpus=("tamper_allclose", "tamper_timer", "clear_recorder", "drop_recorder", "pause_recorder",
             "fake_guard_modules", "fake_fingerprint", "fake_timing", "refresh_snapshot", "patch_recorder_methods",
             "code_swap_wrapped_hook", "defer_gc_callback", "defer_signal_timer", "record_function_off",
-            "rewrite_recorder_state", "rewrite_op_pattern", "reset_host_count"),
+            "rewrite_recorder_state", "rewrite_op_pattern", "reset_host_count",
+            "rt11_dispatch_library_override"),
 )
