@@ -363,8 +363,7 @@ def leaves(value: Any) -> Iterator[tuple[str, Any]]:
     through their base type's own methods (a subclass's code is not run), objects through their __dict__."""
     stack, n = [value], 0
     while stack and n < MAX_NUMBERS:
-        v = stack.pop()
-        v = getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
+        v = _unwrapped(stack.pop())
         n += 1
         if host_number(v):
             yield "number", float(v) if isinstance(v, float) else int(v)
@@ -393,6 +392,7 @@ def leaves(value: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _unwrapped(v: Any) -> Any:
+    """A constexpr's value (any other value as it is)."""
     return getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
 
 

@@ -76,8 +76,7 @@ class WriteLedger:
         storage first met there was made out of sight all the same), digested from now on."""
         found = []
         for ptr, storage, dtype in _storages(values):
-            entry = self._table.get(ptr)
-            if entry is None or _EXPIRED(entry[0]) or entry[1] != _S_NBYTES(storage):
+            if not self._known(ptr, _S_NBYTES(storage)):
                 found.append(_found(ptr, _S_NBYTES(storage), dtype))
                 self._put(ptr, storage, dtype)
         return found
@@ -121,15 +120,19 @@ class WriteLedger:
 
     def _changed(self, ptr: int, storage: Any) -> tuple[bool, bytes]:
         """Whether the storage was written by no known writer (or is foreign memory first seen), and its digest now."""
-        entry = self._table.get(ptr)
         nbytes = _S_NBYTES(storage)
         digest = self._digest(ptr, nbytes)
-        if entry is None or _EXPIRED(entry[0]) or entry[1] != nbytes:
+        if not self._known(ptr, nbytes):
             # First seen here: no known writer made it. Every op the recorder sees records what it makes, so this
             # storage was made with the recorders off (a dispatch mode popped, the Python key excluded, code run
             # inside a launch) or where torch did not allocate it; its bytes are no op's.
             return True, digest
-        return digest != entry[2], digest
+        return digest != self._table[ptr][2], digest
+
+    def _known(self, ptr: int, nbytes: int) -> bool:
+        """Whether a live storage of this size at this address was digested after a known writer."""
+        entry = self._table.get(ptr)
+        return entry is not None and not _EXPIRED(entry[0]) and entry[1] == nbytes
 
     def _put(self, ptr: int, storage: Any, dtype: torch.dtype, digest: bytes | None = None) -> None:
         entry = self._table.get(ptr)
