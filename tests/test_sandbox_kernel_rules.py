@@ -107,45 +107,6 @@ def test_the_launch_counter_keeps_breaks_of_interpreted_launches_only():
     assert len(counter.rule_breaks) == 1 and "_TABLE" in counter.rule_breaks[0]
 
 
-def test_every_scalar_a_launch_gets_is_a_leaf_and_text_counts_by_chunks():
-    import collections
-
-    from kernelgenbench.sandbox.launches import leaves
-
-    found = sorted(leaves((3, 2.5, "abcdefgh", b"xy", collections.deque([7]), {"k": 2**30}, tl.constexpr((5,)))),
-                   key=repr)
-    assert found == sorted([("small", 3), ("number", 2.5), ("text", (0, "abcd")), ("text", (4, "efgh")),
-                            ("text", (0, b"xy")), ("small", 7), ("text", (0, "k")), ("number", 2**30),
-                            ("small", 5)], key=repr)
-
-
-def test_a_tensor_arguments_place_in_its_storage_is_a_leaf():
-    import torch
-
-    from kernelgenbench.sandbox.launches import leaves
-
-    scratch = torch.zeros(1 << 16, dtype=torch.uint8)
-    assert sorted(leaves((scratch[40503:40504],))) == [("meta", 1), ("meta", 1), ("meta", 40503)]
-    assert sorted(leaves([torch.zeros(2, 3).t()])) == [("meta", 0), ("meta", 1), ("meta", 2), ("meta", 3), ("meta", 3)]
-
-
-def test_scalars_a_round_hands_that_the_previous_round_did_not_are_counted():
-    from collections import Counter
-
-    import torch
-
-    from kernelgenbench.sandbox.worker import _leaves_changed, call_shape
-
-    rounds: dict = {}
-    args = {"self": torch.zeros(4, 3), "dim": [1]}
-    sizes = Counter({("small", 4): 1, ("small", 3): 1, ("small", 1024): 2})
-    assert _leaves_changed(rounds, call_shape(args), sizes) == 0  # the first round: nothing to compare with
-    assert _leaves_changed(rounds, call_shape({"self": torch.ones(4, 3), "dim": [1]}), sizes) == 0  # same shapes, same sizes
-    encoded = sizes + Counter({("small", 12345): 1, ("small", 777): 1})
-    assert _leaves_changed(rounds, call_shape(args), encoded) == 2
-    assert _leaves_changed(rounds, call_shape(args), sizes) == 0  # fewer than before (an autotuned first round): none new
-
-
 def test_a_launch_argument_that_is_no_launch_value_is_a_break():
     import torch
 
@@ -170,10 +131,3 @@ def test_getattr_by_a_run_time_name_on_a_kernel_value_is_a_break():
         return getattr(x, "dtype")  # noqa: B009 - a literal name: no break
 
     assert [root for root, _, _ in _read_code(body.__code__).dynamic] == [""]
-
-
-def test_bools_handed_to_a_launch_count_by_position():
-    from kernelgenbench.sandbox.launches import leaves
-
-    assert list(leaves((True, False, True))) == [("bits", (0, 5))]
-    assert list(leaves((False, True, True))) == [("bits", (0, 6))]  # the same count of flags, another number

@@ -26,10 +26,11 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_MAX, SEED_OPS, SMALL_WRITE
+from kernelgenbench.sandbox.scalars import ScalarLog
 
 _MASK = (1 << 64) - 1
 # the `note` kinds for host-made tensor elements and bytes, small writes, and host-made tensors kept
-HOST, HOST_BYTES, SMALL, KEPT, SEED, UNSEEN = -2, -3, -4, -5, -6, -7
+HOST, HOST_BYTES, SMALL, KEPT, SEED, UNSEEN, SCALARS = -2, -3, -4, -5, -6, -7, -8
 _BASE = torch._C.TensorBase  # its methods, not torch.Tensor's (a candidate may replace those)
 _T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.data_ptr
 _T_SIZE, _T_STRIDE = _BASE.size, _BASE.stride
@@ -117,6 +118,9 @@ class DispatchRecorder(TorchDispatchMode):
         self.host_made: list[tuple[str, bytes]] = []  # (dtype, bytes) of host-made tensors, HOST_KEEP_BYTES in all
         self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
         self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
+        # the scalars handed to every op that is no view (a fill's value, a full's size): a value made from the
+        # data reaches memory this way (fills on overlapping windows), so they are logged as a launch's are
+        self.scalars = ScalarLog()
         self._ledger = ledger
         self._kept = 0
         self._paused = 0
@@ -154,6 +158,8 @@ class DispatchRecorder(TorchDispatchMode):
         made = [t for t in _leaves(out) if _is_tensor(t)]
         if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
+        if not view and not self._paused:
+            self._log_scalars(name, args, kwargs)
         if name.startswith(SEED_OPS) and not self._paused:
             self._seed(name, made)
         if self._small_write(func, name, args, kwargs) or (
@@ -164,6 +170,11 @@ class DispatchRecorder(TorchDispatchMode):
             self._built(sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made))
             self._keep(made)
         return out
+
+    def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
+        """The op's scalar arguments, logged by position (sandbox/scalars.py)."""
+        self.scalars.start(name)
+        self._note("", SCALARS, self.scalars.add([x for x in _leaves((args, kwargs)) if not _is_tensor(x)]))
 
     def _built(self, elements: int, nbytes: int) -> None:
         """Host-made data of this many elements and bytes, counted and noted."""
@@ -262,7 +273,7 @@ def sealed_recorder(ledger: Any = None) -> tuple[DispatchRecorder, Callable[[int
     given the launches counted (marks; [] when intact), and whether it is on top of the dispatch mode stack
     now (ask at the end of the call)."""
     key, acc, pauses = secrets.randbits(64), 0, 0
-    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0, KEPT: 0, SEED: 0, UNSEEN: 0}
+    host = {HOST: 0, HOST_BYTES: 0, SMALL: 0, KEPT: 0, SEED: 0, UNSEEN: 0, SCALARS: 0}
     _hash, _len, _at = hash, torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 
     def note(name: str, in_launch: int, n: int = 0, kept: Any = None) -> None:
@@ -277,7 +288,7 @@ def sealed_recorder(ledger: Any = None) -> tuple[DispatchRecorder, Callable[[int
             acc = (acc + _hash((key, in_launch, name))) & _MASK
 
     rec = DispatchRecorder(note, ledger)
-    ops, in_launch, keys, cls = rec.ops, rec.in_launch, frozenset(rec.__dict__), DispatchRecorder
+    ops, in_launch, scalars, keys, cls = rec.ops, rec.in_launch, rec.scalars, frozenset(rec.__dict__), DispatchRecorder
 
     def on_top() -> bool:
         n = _len()
@@ -287,7 +298,8 @@ def sealed_recorder(ledger: Any = None) -> tuple[DispatchRecorder, Callable[[int
         marks = []
         state = rec.__dict__
         if (state.get("_note") is not note or state.get("ops") is not ops or state.get("in_launch") is not in_launch
-                or state.get("_ledger") is not ledger or frozenset(state) != keys or type(rec) is not cls):
+                or state.get("_ledger") is not ledger or state.get("scalars") is not scalars
+                or frozenset(state) != keys or type(rec) is not cls):
             marks.append("the dispatch recorder's state was replaced during the call")
         total = 0
         for where, counts in ((0, ops), (1, in_launch)):
@@ -296,8 +308,9 @@ def sealed_recorder(ledger: Any = None) -> tuple[DispatchRecorder, Callable[[int
         tallies = (state.get("host_built"), state.get("host_bytes"), state.get("small_writes"),
                    sum(dict.values(state.get("seed_draws") or {})), state.get("unseen"))
         kept = sum(_hash((key, k)) for k in state.get("host_made") or ()) & _MASK
+        logged = len(scalars.floats) + sum(len(c) for calls in dict.values(scalars.calls) for c in calls)
         if total != acc or tallies != (host[HOST], host[HOST_BYTES], host[SMALL], host[SEED], host[UNSEEN]) \
-                or kept != host[KEPT]:
+                or kept != host[KEPT] or logged != host[SCALARS]:
             marks.append("the dispatch recorder's counts were changed (cleared, reset or edited) during the call")
         if rec.__dict__.get("_paused"):
             marks.append("the dispatch recorder was left paused after the call")

@@ -22,10 +22,16 @@ import functools
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
+from types import (
+    BuiltinFunctionType,
+    CodeType,
+    FunctionType,
+    ModuleType,
+)
 from typing import Any
 
-from kernelgenbench.sandbox.launches import number_values
+from kernelgenbench.sandbox.class_code import own_code_free, triton_root
+from kernelgenbench.sandbox.scalars import number_values
 
 # triton's CodeGenerator.builtin_namespace: the only Python builtins a kernel body may name.
 TRITON_BUILTINS = frozenset({"len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr",
@@ -198,17 +204,19 @@ def _argument_breaks(i: int, value: Any) -> Iterator[str]:
 
 
 def _launch_value(v: Any, depth: int = 0) -> bool:
-    """A value a launch may take: a tensor or an object with a data pointer (a library's strided buffer), a plain
-    constant, a torch or triton dtype, a tensor descriptor, a numpy scalar, a tuple of them."""
+    """A value a launch may take: a tensor or an object with a data pointer (a library's strided buffer: read
+    before the launch, sandbox/launch_args.py), a plain constant, a torch dtype, triton's own dtypes, blocks and
+    tensor descriptors, a real numpy scalar, a tuple of them. Judged by the class's code, not its name: an
+    instance whose class has methods of the candidate's (an int subclass, a class named TensorDescriptor) would
+    run them inside the kernel."""
     import torch
     from triton import language
 
-    if isinstance(v, (torch.Tensor, torch.dtype, language.dtype, language.tensor)) or _plain(v) \
-            or callable(getattr(v, "data_ptr", None)):
+    if isinstance(v, torch.Tensor) or _plain(v) or callable(getattr(v, "data_ptr", None)):
         return True
-    if type(v).__name__ == "TensorDescriptor" or type(v).__module__ == "numpy":
-        return True
-    return isinstance(v, tuple) and depth < 4 and all(_launch_value(x, depth + 1) for x in v)
+    if isinstance(v, (language.dtype, language.tensor)) or type(v).__name__ == "TensorDescriptor":
+        return own_code_free(type(v), triton_root())
+    return isinstance(v, tuple) and own_code_free(type(v)) and depth < 4 and all(_launch_value(x, depth + 1) for x in v)
 
 
 def _jit_arguments(args: tuple[Any, ...]) -> Iterator[Any]:
@@ -390,6 +398,9 @@ def _constexpr_break(inner: Any) -> str | None:
     sandbox/interpreted_kernels.py); one holding a module-like object or a container of functions is not."""
     if isinstance(inner, ModuleType):
         return "a constexpr holding a module, which a GPU compile refuses"
+    if not callable(inner) and not _launch_value(inner):
+        return (f"a constexpr holding a {type(inner).__name__}, which a GPU compile cannot bake in (no number, string, "
+                f"dtype or tuple of them: the interpreter would run its own methods in the kernel)")
     return None
 
 
@@ -477,13 +488,17 @@ def _jit(value: Any) -> bool:
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
-    """A constant a GPU compile can bake in: a number, a string, a torch dtype, a tuple or frozenset of them."""
+    """A constant a GPU compile can bake in: a number, a string, a torch dtype, a real numpy scalar, a tuple or
+    frozenset of them; of a class with none of the candidate's code (a subclass's `__add__` or method would run
+    in an interpreted kernel)."""
     import torch
 
-    if isinstance(value, _PLAIN) or isinstance(value, torch.dtype):
+    numpy = sys.modules.get("numpy")
+    scalar = _PLAIN if numpy is None else (*_PLAIN, numpy.generic)
+    if type(value) is torch.dtype or (isinstance(value, scalar) and own_code_free(type(value))):
         return True
-    if isinstance(value, (tuple, frozenset)) and depth < 4:
-        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
+        return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
     return False
 
 

@@ -26,25 +26,18 @@ once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import operator
 import secrets
 import time
-import types
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.scalars import ScalarLog
 
 _LOADED: set[str] = set()
-INT_AS_BITS = 1 << 24  # an int kernel argument this large may be a float's bits (launch numbers)
-_BASE = torch._C.TensorBase
-_T_OFFSET, _T_SIZE, _T_STRIDE = _BASE.storage_offset, _BASE.size, _BASE.stride
-_issubclass, _type = issubclass, type
-MAX_NUMBERS = 1 << 16  # numbers taken from one value (a table larger than this is no kernel constant)
-MAX_FLOATS = 1 << 20  # distinct float arguments kept per call: far more than any output judged by them
 MAX_BREAKS = 16  # kernel rule breaks kept per call: the first decides the verdict, a few more say how widespread
 
 
@@ -140,10 +133,10 @@ class LaunchCounter:
         self.recorder = recorder
         self.compile_s = 0.0
         self.ranges = 0
-        self.floats: set[float] = set()  # distinct floating-point values passed to the call's launches
-        # every other scalar handed to the call's launches (small ints, string chunks): compared with the same
-        # workload's previous round by the worker, as a kernel's shape-made scalars do not change with the data
-        self.leaves: Counter[tuple[str, Any]] = Counter()
+        # every scalar handed to the call's launches, by kernel and launch (sandbox/scalars.py): distinct floats,
+        # and the rest compared by the worker with the same workload's previous round by position, as a kernel's
+        # shape-made scalars do not change with the data
+        self.scalars = ScalarLog()
         self.rules = rules  # sandbox/kernel_rules.py's KernelRules, kept for the worker's life (None: not checked)
         self.rule_breaks: list[str] = []  # what kernels launched in the call name that no GPU compile allows
         self.memory = memory  # sandbox/launch_memory.py's LaunchMemory: interpreted launches' accesses checked
@@ -181,15 +174,14 @@ class LaunchCounter:
         constexpr tuple): a kernel's arguments are a channel for values computed on the host."""
         self.note_values((*args, *kwargs.values()))
 
+    @property
+    def floats(self) -> set[float | int]:
+        """The distinct floats (and float-sized ints) handed to the call's launches."""
+        return self.scalars.floats
+
     def note_values(self, values: Any) -> None:
-        """Host numbers among `values` as launch floats, every other scalar as a launch leaf."""
-        if len(self.floats) >= MAX_FLOATS or sum(self.leaves.values()) >= MAX_FLOATS:
-            return
-        for kind, x in leaves(values):
-            if kind == "number":
-                self.floats.add(x)
-            else:
-                self.leaves[(kind, x)] += 1
+        """Every scalar among `values`, logged to the launch under way (ScalarLog)."""
+        self.scalars.add(values)
 
     def note_kernel(self, kernel: Any, args: tuple[Any, ...] = (), *, interpreted: bool) -> None:
         """What the kernel's body names, by Triton's compile rule (sandbox/kernel_rules.py): its breaks where no
@@ -262,8 +254,7 @@ class LaunchCounter:
         if breaks and (interpreted or _rule_off()) and len(self.rule_breaks) < MAX_BREAKS:
             self.rule_breaks.extend(b for b in breaks if b not in self.rule_breaks)
             del self.rule_breaks[MAX_BREAKS:]
-        for x in numbers[:MAX_FLOATS - len(self.floats)]:
-            self.floats.add(x)
+        self.scalars.add(tuple(numbers))
 
     def _on_launch(self, metadata: Any) -> None:
         # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
@@ -274,24 +265,44 @@ class LaunchCounter:
         _LOADED.add(name)
 
     @contextlib.contextmanager
-    def _launching(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool = False) -> Iterator[None]:
+    def _launching(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool = False,
+                   made: Any = None) -> Iterator[tuple[tuple, dict[str, Any]]]:
+        """The launch's window (recorder paused, memory armed, range open); yields the arguments to launch with:
+        `made()`'s stand-ins where pointer arguments were read before (sandbox/launch_args.py)."""
         rec, memory = self.recorder, self.memory if interpreted else None
-        values = [*args, *kwargs.values()]
+        values, armed = [*args, *kwargs.values()], False
         if rec is not None:
-            rec.launch_starts(values)
             rec.paused += 1
-        if memory is not None:
-            memory.arm(_tensors(values))
         self.ranges += 1
         try:
             with self._range(self.range_name):
-                yield
+                try:
+                    if made is not None:  # an argument that could not be read raises here, as the launch would
+                        args, kwargs = made()
+                        values = [*args, *kwargs.values()]
+                finally:
+                    if rec is not None:
+                        rec.launch_starts(values)
+                if memory is not None:
+                    memory.arm(_tensors(values))
+                    armed = True
+                yield args, kwargs
         finally:
-            if memory is not None:
+            if armed:
                 memory.disarm()
             if rec is not None:
                 rec.paused -= 1
                 rec.launch_ends(values)
+
+    def _read_pointers(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool, kernel: Any = None) -> Any:
+        """Pointer arguments Triton would read through the candidate's code, read now as the launch's host code
+        (sandbox/launch_args.py); None when there are none."""
+        if not launch_args.pending([*args, *kwargs.values()]):
+            return None
+        names = getattr(kernel, "arg_names", None) if kernel is not None else None
+        with self.host_code():
+            return launch_args.read(args, kwargs, interpreted=interpreted,
+                                    names=frozenset(names) if type(names) in (list, tuple) else None)
 
     def _wrap_run(self, run: Any, *, count: bool) -> Any:
         counter = self
@@ -299,9 +310,10 @@ class LaunchCounter:
         def counted_run(kernel: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
             if warmup:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            name = str(getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel"))
             if count:  # interpreted: no launcher, so no launch hook; this is where it ends
-                name = getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel")
-                counter.launches[str(name)] += 1
+                counter.launches[name] += 1
+            counter.scalars.start(name)
             counter.note_arguments(args, kwargs)
             counter.note_kernel(kernel, (*args, *kwargs.values()), interpreted=count)
             before, t0 = _compiled(kernel), time.perf_counter()
@@ -310,7 +322,8 @@ class LaunchCounter:
                 if isinstance(hooks, list) and hooks:
                     kernel.pre_run_hooks = [counter._host_side(h) for h in hooks]
                 grid = counter._plain_grid(grid)
-                with counter._launching(args, kwargs, interpreted=count):
+                made = counter._read_pointers(args, kwargs, interpreted=count, kernel=kernel)
+                with counter._launching(args, kwargs, interpreted=count, made=made) as (args, kwargs):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 if isinstance(hooks, list) and hooks:
@@ -330,8 +343,10 @@ class LaunchCounter:
             runner = getitem(kernel, grid)
 
             def ranged_runner(*args: Any, **kwargs: Any) -> Any:
+                counter.scalars.start(str(getattr(kernel, "name", "kernel")))
                 counter.note_arguments(args, kwargs)
-                with counter._launching(args, kwargs):
+                made = counter._read_pointers(args, kwargs, interpreted=False)
+                with counter._launching(args, kwargs, made=made) as (args, kwargs):
                     return runner(*args, **kwargs)
 
             return ranged_runner
@@ -340,98 +355,13 @@ class LaunchCounter:
         return ranged_getitem
 
 
-def host_number(x: Any) -> bool:
-    """A value that carries a host result into a kernel: any float (a float subclass too), or an int as large as
-    a float's bit pattern (sizes, strides and offsets are smaller; 2**24 is a float32 of 2.4e-38 as bits)."""
-    if isinstance(x, bool):
-        return False
-    return isinstance(x, float) or (isinstance(x, int) and abs(x) >= INT_AS_BITS)
-
-
-def number_values(value: Any) -> Iterator[float | int]:
-    """The host numbers (floats, float-sized ints) in a value, a constexpr or a container, at most MAX_NUMBERS."""
-    return (x for kind, x in leaves(value) if kind == "number")
-
-
-_SEQUENCES = (tuple, list, frozenset, set, collections.deque)
-_TEXT_CHUNK = 4  # characters or bytes of a string constant counted as one value (a float's worth of bits)
-
-
-def leaves(value: Any) -> Iterator[tuple[str, Any]]:
-    """Every scalar a value hands a kernel, at most MAX_NUMBERS: ("number", x) for host numbers, ("small", x)
-    for other ints, ("text", (i, chunk)) per _TEXT_CHUNK of a string or bytes constant. Containers are walked
-    through their base type's own methods (a subclass's code is not run), objects through their __dict__."""
-    stack, n = [value], 0
-    while stack and n < MAX_NUMBERS:
-        v = _unwrapped(stack.pop())
-        n += 1
-        if host_number(v):
-            yield "number", float(v) if isinstance(v, float) else int(v)
-        elif isinstance(v, int) and not isinstance(v, bool):
-            yield "small", int(v)
-        elif isinstance(v, (str, bytes, bytearray)):
-            yield from (("text", (i, bytes(v[i:i + _TEXT_CHUNK]) if not isinstance(v, str) else v[i:i + _TEXT_CHUNK]))
-                        for i in range(0, min(len(v), MAX_NUMBERS), _TEXT_CHUNK))
-        elif _issubclass(_type(v), _BASE):
-            yield from _tensor_meta(v)
-        elif type(v).__name__ == "TensorDescriptor":  # triton's: a base tensor, and shapes and strides as ints
-            stack.extend(dict.values(object.__getattribute__(v, "__dict__")))
-        elif isinstance(v, complex):
-            stack.extend((v.real, v.imag))
-        elif isinstance(v, dict):
-            stack.extend((*dict.keys(v), *dict.values(v)))
-        elif isinstance(v, _SEQUENCES):
-            base = next(t for t in _SEQUENCES if isinstance(v, t))
-            members = [_unwrapped(m) for m in base.__iter__(v)]
-            yield from _bool_bits(members)
-            stack.extend(m for m in members if type(m) is not bool)
-        elif type(v).__module__ == "numpy" and hasattr(v, "ravel"):
-            stack.extend(v.ravel()[:MAX_NUMBERS].tolist())
-        elif _plain_object(v):
-            stack.extend(dict.values(object.__getattribute__(v, "__dict__")))
-
-
-def _unwrapped(v: Any) -> Any:
-    """A constexpr's value (any other value as it is)."""
-    return getattr(v, "value", v) if type(v).__name__ == "constexpr" else v
-
-
-def _bool_bits(members: list[Any]) -> Iterator[tuple[str, Any]]:
-    """The bools among a sequence's members, by position, packed 16 to a ("bits", (chunk, value)) leaf: one bool
-    is no number, but a row of them spells one (a float's bits as 32 flags)."""
-    flags = [(i, m) for i, m in enumerate(members) if type(m) is bool]
-    for c in range(0, len(flags), 16):
-        chunk = flags[c:c + 16]
-        yield "bits", (chunk[0][0], sum(int(m) << k for k, (_, m) in enumerate(chunk)))
-
-
-def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:
-    """A tensor's place in its storage as ("meta", n) leaves: its storage offset, sizes and strides (read through
-    torch's own descriptors: a subclass's code is not run)."""
-    try:
-        meta = (_T_OFFSET(t), *_T_SIZE(t), *_T_STRIDE(t))
-    except (RuntimeError, NotImplementedError):  # no strided layout (sparse, nested): no place to read
-        return
-    for x in meta:
-        yield "meta", int(x)
-
-
-def _plain_object(v: Any) -> bool:
-    """An instance holding data in its __dict__ (a namespace, a dataclass): not a module, function, class or
-    a torch or triton object (tensors are memory, not scalars)."""
-    if isinstance(v, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)) or callable(v):
-        return False
-    module = str(getattr(type(v), "__module__", ""))
-    return not module.startswith(("torch", "triton", "builtins")) and isinstance(
-        getattr(type(v), "__dict__", None), types.MappingProxyType) and hasattr(v, "__dict__")
-
-
 def _tensors(values: list[Any]) -> list[Any]:
-    """The launch's arguments with the members of tuples (a tuple of tensors) and a descriptor's base."""
+    """The launch's arguments with the members of tuples (a tuple of tensors) and a (triton) descriptor's base."""
     out = []
+    descriptor = launch_args.descriptor_class()
     for v in values:
-        for x in v if isinstance(v, (tuple, list)) else (v,):
-            out.append(getattr(x, "base", x) if type(x).__name__ == "TensorDescriptor" else x)
+        for x in v if type(v) in (tuple, list) else (v,):
+            out.append(object.__getattribute__(x, "__dict__").get("base") if type(x) is descriptor else x)
     return out
 
 

@@ -46,6 +46,7 @@ from kernelgenbench.sandbox.protocol import (
     Timing,
     encode,
 )
+from kernelgenbench.sandbox.scalars import ScalarLog
 
 TRACE_CHARS = 3000
 
@@ -654,7 +655,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
-            changed = _leaves_changed(b.rounds, shape, counter.leaves)
+            changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars))
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -672,13 +673,14 @@ def call_shape(args: dict[str, Any]) -> tuple:
     return tuple((k, _shape_key(v)) for k, v in args.items())
 
 
-def _leaves_changed(rounds: dict, shape: tuple, found: Any) -> int:
-    """How many of the scalars this call handed its launches (small ints, string chunks) the last recorded call
-    with the same shapes and scalars (`call_shape`: the workload's previous round) did not: shape-made scalars
-    repeat, values computed from the data do not. The call's are kept for the next round."""
+def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...]) -> int:
+    """How many of the scalars this call handed its launches and ops (small ints, string chunks, bools, dtypes,
+    tensor places) the last recorded call with the same shapes and scalars (`call_shape`: the workload's previous
+    round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not. The
+    call's logs are kept for the next round."""
     before = rounds.get(shape)
     rounds[shape] = found
-    return 0 if before is None else sum((found - before).values())
+    return 0 if before is None else sum(now.changed(prev) for now, prev in zip(found, before, strict=True))
 
 
 def _shape_key(value: Any, depth: int = 0) -> Any:
@@ -694,7 +696,7 @@ def _shape_key(value: Any, depth: int = 0) -> Any:
 def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
     """What host values went into tensors and launches, as CallReport fields."""
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
-            "launch_floats": len(counter.floats), "kernel_rule_breaks": tuple(counter.rule_breaks),
+            "launch_floats": len(counter.floats | rec.scalars.floats), "kernel_rule_breaks": tuple(counter.rule_breaks),
             **dict(zip(("stray_accesses", "stray_first"), counter.memory.take(), strict=True)), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
             "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}
 

@@ -107,10 +107,10 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
     return [(whole, f"tensors made from host values: {report.host_built} elements, {report.host_built_bytes} bytes"
                     + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
             (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed to Triton kernels as "
-                     f"arguments or as constants that changed between launches"),
+                     f"arguments or as constants that changed between launches, or to aten ops as scalar arguments"),
             (changed, f"{report.launch_leaves_changed} other scalars (small ints, string chunks, tensor arguments' offsets, "
-                      f"sizes and strides) handed to Triton "
-                      f"kernels that the previous round of the same shapes did not hand them"),
+                      f"sizes and strides, bools, dtypes) handed to Triton "
+                      f"kernels or aten ops that the previous round of the same shapes did not hand at the same place"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
 
@@ -134,8 +134,8 @@ CHECK = Check(
             "host_map_after_launch", "rt8_asarray_ctypes_buffer", "rt8_asarray_bytesio_view",
             "rt8_bernoulli_asarray_random", "rt8_pydoc_pipepager_child", "rt8_full_scalar_tensors", "rt8_launch_int_bits",
             "rt8_launch_float_subclass", "rt8_pytree_blind_lift", "rt8_torch_tensor_rebind", "host_module_tuple_answer",
-            "host_constexpr_global_answer", "rt9_baked_complex", "rt9_constexpr_callable", "rt9_constexpr_dict_keys", "rt9_ledger_resized_storage",
-            "rt10_constexpr_deque_global", "rt10_constexpr_fn_str", "rt10_frexp_small_ints",
+            "host_constexpr_global_answer", "rt9_baked_complex", "rt9_constexpr_callable", "rt9_ledger_resized_storage",
+            "rt10_constexpr_fn_str", "rt10_frexp_small_ints",
             "rt10_grid_asarray_copy", "rt10_grid_callable_writes", "rt10_grid_mutates_args", "rt10_ledger_grid_alloc",
             "rt10_ledger_unsampled_page",
             "rt10_module_bytes_baked", "rt10_runtime_int_args", "rt10_str_add_large",
@@ -144,5 +144,6 @@ CHECK = Check(
             "rt11_fill_stride0_view", "rt11_bool_tuple_bits", "rt11_grid_index_inlaunch_copy",
             "rt11_hidden_source_copy_kernel", "rt11_no_dispatch_fill_mm", "rt11_nodispatch_alloc_numpy",
             "rt11_pointer_offset_channel", "rt11_shape_key_reset", "rt11_storage_list_rawaddr", "rt11_swap_data_ptr",
-            "rt11_view_offset_channel"),
+            "rt11_view_offset_channel", "rt12_sliding_fill_window", "rt12_dataptr_duck_inlaunch",
+            "rt12_balanced_bit_leaves", "rt12_float_subclass_lies", "rt12_dtype_tuple_channel", "rt12_numpy_bool_bits", "host_randint_carrier"),
 )

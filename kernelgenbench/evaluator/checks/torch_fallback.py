@@ -40,6 +40,6 @@ CHECK = Check(
     prompt="Doing the computation anywhere but in your Triton kernels (@triton.jit functions launched from the "
            "entry point); at least one Triton kernel must launch, unless the answer needs no computing (it is an "
            "input as given, or nothing).",
-    corpus=("torch_fallback", "custom_op_named_allowed", "forge_report_on_pipe", "host_randint_carrier", "pre_run_hook",
+    corpus=("torch_fallback", "custom_op_named_allowed", "forge_report_on_pipe", "pre_run_hook",
             "rt11_kvcache_copy_fallback"),
 )

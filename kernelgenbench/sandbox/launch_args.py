@@ -1,0 +1,134 @@
+"""Pointer arguments that a launch would read through the candidate's own code, read before it instead.
+
+Triton takes as a pointer any argument with a `data_ptr` (a library's strided buffer, a tensor subclass) and reads
+it through the object's own methods: the GPU launcher calls `data_ptr()` and reads `dtype`, the interpreter calls
+`untyped_storage()`, `storage_offset()`, `size()`, `stride()` and `new_empty()`. That code would run inside the
+launch, where every write counts as the launch's and the dispatch recorder is paused. So each such argument is
+read once before the launch, as the launch's host code (`LaunchCounter.host_code`: recorded as the call's own),
+and the launch gets a stand-in it reads without running any code of the candidate's: a plain tensor on the same
+storage (interpreted; made inside the launch, as the interpreter makes its own copies) or a fixed pointer with
+its dtype (compiled; what Triton's own MockTensor offers).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+_TENSOR, _STORAGE = torch.Tensor, torch.UntypedStorage
+_T_DTYPE = torch._C.TensorBase.__dict__["dtype"].__get__
+_type = type
+
+
+class Pointer:
+    """A compiled launch's stand-in for a pointer argument: its address and dtype, read once."""
+
+    __slots__ = ("_ptr", "dtype")
+
+    def __init__(self, ptr: int, dtype: Any) -> None:
+        self._ptr, self.dtype = ptr, dtype
+
+    def data_ptr(self) -> int:
+        """The address read before the launch."""
+        return self._ptr
+
+
+class _Place:
+    """An interpreted launch's pending stand-in: a storage and the view on it, made into a tensor in the launch."""
+
+    __slots__ = ("dtype", "offset", "size", "storage", "stride")
+
+    def __init__(self, v: Any) -> None:
+        storage = v.untyped_storage()
+        empty = v.new_empty(0, device=storage.device) if _type(storage) is _STORAGE else None  # as the interpreter
+        if _type(empty) is not _TENSOR:
+            raise TypeError(f"a launch argument of type {_type(v).__name__} gives no plain storage and tensor "
+                            f"({_type(storage).__name__}, {_type(empty).__name__}): pass a torch.Tensor")
+        self.storage, self.dtype = storage, _T_DTYPE(empty)
+        self.offset = operator.index(v.storage_offset())
+        self.size = tuple(operator.index(n) for n in v.size())
+        self.stride = tuple(operator.index(n) for n in v.stride())
+
+    def tensor(self) -> torch.Tensor:
+        """A plain tensor on the storage (made with the recorder paused, as the interpreter's own copies are)."""
+        t = torch.empty(0, dtype=self.dtype, device=self.storage.device)
+        return t.set_(self.storage, self.offset, self.size, self.stride)
+
+
+def _wrapper_class() -> type | None:
+    try:
+        from triton.runtime.jit import TensorWrapper
+    except ImportError:
+        return None
+    return TensorWrapper
+
+
+def descriptor_class() -> type | None:
+    try:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+    except ImportError:
+        return None
+    return TensorDescriptor
+
+
+def _trusted(v: Any) -> bool:
+    """An argument Triton reads without the candidate's code: no data pointer of its own, a plain tensor, or
+    triton's reinterpreting wrapper or tensor descriptor around one."""
+    cls = _type(v)
+    if cls is _TENSOR:
+        return True
+    if cls is tuple:
+        return all(_trusted(x) for x in v)
+    if cls in (_wrapper_class(), descriptor_class()):
+        return _type(object.__getattribute__(v, "__dict__").get("base")) is _TENSOR
+    return not hasattr(cls, "data_ptr") and not hasattr(cls, "__getattr__")
+
+
+def pending(values: list[Any]) -> bool:
+    """Whether any launch argument must be read before the launch (`read`)."""
+    return not all(_trusted(v) for v in values)
+
+
+def read(args: tuple, kwargs: dict[str, Any], *, interpreted: bool,
+         names: Any = None) -> Callable[[], tuple[tuple, dict[str, Any]]]:
+    """Read every argument that needs it now (run it as the launch's host code); the returned function gives the
+    arguments with their stand-ins (call it inside the launch), or raises what reading one raised (the launch
+    would have: after the write checks that precede every launch). A keyword the kernel does not take (`names`:
+    its parameters) is left as it is: the launch drops it unread."""
+    try:
+        read_args = tuple(_read(v, interpreted) for v in args)
+        read_kwargs = {k: _read(v, interpreted) if names is None or k in names else v for k, v in kwargs.items()}
+    except Exception as exc:  # noqa: BLE001 - the candidate's own error, raised where the launch raises it
+        failed = exc
+
+        def raises() -> tuple[tuple, dict[str, Any]]:
+            raise failed
+
+        return raises
+    return lambda: (tuple(_made(v) for v in read_args), {k: _made(v) for k, v in read_kwargs.items()})
+
+
+def _read(v: Any, interpreted: bool) -> Any:
+    if _trusted(v):
+        return v
+    if _type(v) is tuple:
+        return tuple(_read(x, interpreted) for x in v)
+    if _type(v) in (_wrapper_class(), descriptor_class()):
+        raise TypeError(f"a {_type(v).__name__} over a {_type(v.base).__name__}: its base must be a torch.Tensor")
+    if not callable(getattr(v, "data_ptr", None)):
+        return v  # no pointer: the kernel rules judge what it is (sandbox/kernel_rules.py)
+    if interpreted:
+        return _Place(v)
+    dtype = v.dtype
+    return Pointer(operator.index(v.data_ptr()), dtype)
+
+
+def _made(v: Any) -> Any:
+    if _type(v) is _Place:
+        return v.tensor()
+    if _type(v) is tuple:
+        return tuple(_made(x) for x in v)
+    return v

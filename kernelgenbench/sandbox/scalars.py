@@ -1,0 +1,227 @@
+"""The scalars a value hands a Triton kernel or an aten op, read without running any of the candidate's code.
+
+A kernel's arguments, the constants it reads and an op's non-tensor arguments are how numbers computed on the
+host reach a result without a tensor being made from them. `leaves` walks a value and yields each scalar in it
+in a fixed order (so a caller can key them by position) as (kind, value):
+
+    number    a float (a float subclass, a numpy float) or an int as large as a float's bit pattern
+    small     any other int
+    bool      a bool (numpy's too)
+    text      a chunk of _TEXT_CHUNK characters or bytes of a string, with its offset
+    dtype     a torch or triton dtype, by name
+    meta      a tensor's storage offset, sizes and strides
+    overflow  the count of scalars left unwalked past `limit` (last)
+
+Every value is read through its base type's own code (`float.__float__`, `str.__getitem__`, `dict.values`,
+numpy's C methods, torch's C base class): a subclass cannot answer anything but what it holds. Objects are
+walked through their `__dict__` and `__slots__`, triton's constexpr, dtypes and tensor descriptors included.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from kernelgenbench.sandbox.class_code import triton_own
+from kernelgenbench.sandbox.launch_args import descriptor_class
+
+INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a float32 of 2.4e-38 as bits)
+MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
+_BASE = torch._C.TensorBase
+_T_OFFSET, _T_SIZE, _T_STRIDE = _BASE.storage_offset, _BASE.size, _BASE.stride
+_SEQUENCES = (tuple, list, frozenset, set, collections.deque)
+_TEXT = (str, bytes, bytearray)
+_TEXT_CHUNK = 4  # characters or bytes of a string constant counted as one value (a float's worth of bits)
+_DTYPE = torch.dtype
+_issubclass, _type, _isinstance = issubclass, type, isinstance
+
+
+def host_number(x: Any) -> bool:
+    """A value that carries a host result into a kernel: any float (a float subclass too), or an int as large as
+    a float's bit pattern (sizes, strides and offsets are smaller)."""
+    if _isinstance(x, bool):
+        return False
+    return _isinstance(x, float) or (_isinstance(x, int) and abs(int.__int__(x)) >= INT_AS_BITS)
+
+
+def number_values(value: Any) -> Iterator[float | int]:
+    """The host numbers (floats, float-sized ints) in a value, a constexpr or a container, at most MAX_NUMBERS."""
+    return (x for kind, x in leaves(value) if kind == "number")
+
+
+def leaves(value: Any, limit: int = MAX_NUMBERS) -> Iterator[tuple[str, Any]]:
+    """Every scalar `value` holds, in walk order (see the module docstring), at most `limit` of them."""
+    stack, n = [value], 0
+    while stack:
+        v = stack.pop()
+        if n >= limit:
+            yield "overflow", 1 + len(stack)
+            return
+        n += 1
+        found = _scalar(v)
+        if found is not None:
+            yield found
+        elif _issubclass(_type(v), _BASE):
+            yield from _tensor_meta(v)
+        else:
+            stack.extend(reversed(_members(v)))
+
+
+def _scalar(v: Any) -> tuple[str, Any] | None:
+    """A scalar leaf, read through its base type's code; None for anything else."""
+    if _type(v) is _Chunk:
+        return "text", (v.at, v.text)
+    if _isinstance(v, bool):
+        return "bool", int.__int__(v) == 1
+    if _isinstance(v, float):
+        return "number", float.__float__(v)
+    if _isinstance(v, int):
+        x = int.__int__(v)
+        return ("number" if abs(x) >= INT_AS_BITS else "small"), x
+    if _type(v) is _DTYPE:
+        return "dtype", str(v)
+    language = sys.modules.get("triton.language")
+    if language is not None and _isinstance(v, language.dtype) and triton_own(_type(v)):
+        state = object.__getattribute__(v, "__dict__")
+        return "dtype", str(dict.get(state, "name", "")) if _type(state) is dict else ""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and _isinstance(v, numpy.generic) and not _isinstance(v, numpy.void):
+        return _scalar(numpy.generic.tolist(v)) if not _isinstance(v, (numpy.str_, numpy.bytes_)) else None
+    return None
+
+
+def _members(v: Any) -> list[Any]:
+    """What a non-scalar value holds, in order: a container's members, text as chunks, an object's attributes."""
+    if _isinstance(v, _TEXT):
+        base = next(t for t in _TEXT if _isinstance(v, t))
+        size = base.__len__(v)
+        return [_Chunk(i, base.__getitem__(v, slice(i, i + _TEXT_CHUNK))) for i in range(0, min(size, MAX_NUMBERS), _TEXT_CHUNK)]
+    if _isinstance(v, complex):
+        return [complex.real.__get__(v), complex.imag.__get__(v)]
+    if _isinstance(v, dict):
+        return [*dict.keys(v), *dict.values(v)]
+    if _isinstance(v, _SEQUENCES):
+        base = next(t for t in _SEQUENCES if _isinstance(v, t))
+        return list(base.__iter__(v))
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and _isinstance(v, numpy.ndarray):
+        return numpy.ndarray.tolist(numpy.ndarray.ravel(v)[:MAX_NUMBERS])
+    language = sys.modules.get("triton.language")
+    if language is not None and _isinstance(v, language.constexpr):  # callable (it may wrap a function): its value
+        state = object.__getattribute__(v, "__dict__")
+        return [dict.get(state, "value")] if _type(state) is dict else []
+    if callable(v) or _isinstance(v, types.ModuleType):  # a function, a class, a JIT function: code, not data
+        return []
+    if triton_own(_type(v)) and _type(v) is not descriptor_class():  # blocks, types: the kernel's, not the host's
+        return []
+    return _attributes(v)
+
+
+class _Chunk:
+    """A chunk of text at an offset: yielded as one ("text", (offset, chunk)) leaf."""
+
+    __slots__ = ("at", "text")
+
+    def __init__(self, at: int, text: Any) -> None:
+        self.at, self.text = at, bytes(text) if _isinstance(text, bytearray) else text
+
+
+def _attributes(v: Any) -> list[Any]:
+    """An object's own data: its __dict__'s values and its slots' values (not a module's, a class's or a
+    function's), read with object's own accessors."""
+    out: list[Any] = []
+    try:
+        state = object.__getattribute__(v, "__dict__")
+    except (AttributeError, TypeError):
+        state = None
+    if _type(state) is dict:
+        out += dict.values(state)
+    for cls in _type(v).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if _isinstance(slots, str) else slots:
+            descriptor = cls.__dict__.get(name)
+            if _type(descriptor) is types.MemberDescriptorType:
+                try:
+                    out.append(descriptor.__get__(v, cls))
+                except AttributeError:  # an empty slot
+                    continue
+    return out
+
+
+def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:
+    """A tensor's place in its storage as ("meta", n) leaves: its storage offset, sizes and strides (read through
+    torch's C base class: a subclass's code is not run)."""
+    try:
+        meta = (_T_OFFSET(t), *_T_SIZE(t), *_T_STRIDE(t))
+    except (RuntimeError, NotImplementedError):  # no strided layout (sparse, nested): no place to read
+        return
+    for x in meta:
+        yield "meta", int(x)
+
+
+MAX_LOGGED = 1 << 20  # scalars kept per call: far more than any kernel's or wrapper's (more count as changed)
+
+
+class ScalarLog:
+    """The scalars handed to each call of a kernel or an op, by its name, in call order: host numbers as a set of
+    distinct `floats`, every other scalar by position. A round is compared with the same workload's previous
+    round (`changed`): shape-made scalars repeat there, scalars made from the data do not."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, list[list[tuple[str, Any]]]] = {}
+        self.floats: set[float | int] = set()
+        self.over = 0  # scalars past MAX_LOGGED, or past a value's MAX_NUMBERS: counted as changed
+        self.kept = 0
+        self._open: list[tuple[str, Any]] = []
+
+    def start(self, name: str) -> None:
+        """The next scalars belong to a new call of `name`."""
+        self._open = []
+        self.calls.setdefault(name, []).append(self._open)
+
+    def add(self, values: Any) -> int:
+        """Log every scalar in `values` to the open call; how many were taken (floats new to the set included)."""
+        taken = 0
+        for kind, x in leaves(values):
+            if kind == "overflow":
+                self.over += x
+            elif kind == "number":
+                if len(self.floats) < MAX_LOGGED and x not in self.floats:
+                    self.floats.add(x)
+                    taken += 1
+            elif self.kept < MAX_LOGGED:
+                self._open.append((kind, x))
+                self.kept += 1
+                taken += 1
+            else:
+                self.over += 1
+        return taken
+
+    def changed(self, before: ScalarLog | None) -> int:
+        """How many of this round's scalars `before` (the previous round of the same shapes) did not hand at the
+        same place: each call compared with the call of the same name at the same position counted from the
+        first call or from the last (an autotuner's first round adds calls in front), the smaller count kept."""
+        if before is None:
+            return 0
+        total = self.over
+        for name, now in self.calls.items():
+            prev = before.calls.get(name, [])
+            shift = len(now) - len(prev)
+            starts = _apart(now, prev, 0)
+            total += starts if not shift else min(starts, _apart(now, prev, shift))
+        return total
+
+
+def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int) -> int:
+    """Scalars of `now` not at the same place in `prev`, call i against call i - shift."""
+    total = 0
+    for i, call in enumerate(now):
+        j = i - shift
+        other = prev[j] if 0 <= j < len(prev) else []
+        total += sum(1 for k, leaf in enumerate(call) if k >= len(other) or other[k] != leaf)
+    return total

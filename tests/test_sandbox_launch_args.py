@@ -1,0 +1,122 @@
+"""sandbox/launch_args.py and sandbox/class_code.py: a pointer argument that is no plain tensor is read before the
+launch as its host code (recorded as the call's), and a launch value is judged by its class's code, not its name.
+Run in a fresh interpreter: the launch counter patches triton's classes."""
+
+from __future__ import annotations
+
+import collections
+import enum
+import os
+import subprocess
+import sys
+import typing
+
+SCRIPT = r'''
+import torch, triton, triton.language as tl
+from kernelgenbench.sandbox.dispatch import sealed_recorder
+from kernelgenbench.sandbox.launches import LaunchCounter
+
+@triton.jit
+def _copy(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+class Strided:  # a library's strided buffer: a data pointer, and what the interpreter reads through it
+    def __init__(self, base):
+        self.base, self.calls = base, 0
+    def data_ptr(self):
+        return self.base.data_ptr()
+    def untyped_storage(self):
+        self.calls += 1
+        torch.full((9,), 1.5).sum()  # the candidate's own code: an op, recorded as the call's
+        return self.base.untyped_storage()
+    def new_empty(self, *a, **k):
+        return self.base.new_empty(*a, **k)
+    def storage_offset(self):
+        return self.base.storage_offset()
+    def size(self):
+        return self.base.size()
+    def stride(self):
+        return self.base.stride()
+
+src, dst = torch.arange(8.0), torch.zeros(8)
+rec, check, _ = sealed_recorder()
+counter = LaunchCounter(rec)
+buf = Strided(src)
+with counter.active(), rec:
+    _copy[(1,)](buf, dst, 8, BLOCK=8)
+assert torch.equal(dst, src), dst
+assert buf.calls == 1, buf.calls  # read once, before the launch; the launch read the stand-in
+assert rec.ops["aten::sum"] == 1 and "aten::sum" not in rec.in_launch, (rec.ops, rec.in_launch)
+assert check(counter.ranges) == [], check(counter.ranges)
+
+class Broken(Strided):
+    def untyped_storage(self):
+        raise ValueError("no storage here")
+try:
+    with counter.active(), rec:
+        _copy[(1,)](Broken(src), dst, 8, BLOCK=8)
+    raise SystemExit("a pointer that cannot be read launched")
+except ValueError as exc:
+    assert "no storage here" in str(exc)
+assert check(counter.ranges) == [], check(counter.ranges)  # the window opened and closed as for any launch
+print("OK")
+'''
+
+
+def test_a_pointer_argument_is_read_before_the_launch_as_host_code():
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr[-3000:]
+
+
+class _Ops(int):
+    def mul(self, a, b):
+        return a * b
+
+
+class _Act(enum.IntEnum):
+    GELU = 1
+
+
+class _Pair(typing.NamedTuple):
+    a: int
+    b: int
+
+
+class TensorDescriptor:  # a name, not triton's class
+    def load(self):
+        return 0
+
+
+def test_a_launch_value_is_judged_by_its_class_code_not_its_name():
+    import numpy as np
+    import torch
+    import triton.language as tl
+    from triton.tools.tensor_descriptor import TensorDescriptor as Real
+
+    from kernelgenbench.sandbox.kernel_rules import _launch_value
+
+    fake_numpy = type("Rows", (), {"__module__": "numpy", "sum": lambda self: 0})
+    honest = (3, 2.5, "s", None, _Act.GELU, collections.namedtuple("P", "a b")(1, 2), _Pair(1, 2), np.float32(1),
+              np.bool_(True), torch.float16, tl.float16, tl.pointer_type(tl.float32),
+              Real.from_tensor(torch.ones(4, 4), [2, 2]), (1, (2, "a")))
+    assert all(_launch_value(v) for v in honest), [v for v in honest if not _launch_value(v)]
+    hostile = (_Ops(3), TensorDescriptor(), fake_numpy(), (1, _Ops(2)))
+    assert not any(_launch_value(v) for v in hostile)
+
+
+def test_op_scalars_are_logged_by_position_and_sealed():
+    import torch
+
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    scratch = torch.zeros(20)
+    rec, check, _ = sealed_recorder()
+    with rec:
+        for i, v in enumerate((0.25, 0.5, 0.75)):
+            scratch[i:i + 9].fill_(v)  # fills over overlapping windows: each value survives in one element
+    assert rec.scalars.floats == {0.25, 0.5, 0.75}
+    assert check(0) == []
+    rec.scalars.floats.clear()  # the candidate clearing the log is a mark
+    assert any("counts were changed" in m for m in check(0))

@@ -1,0 +1,100 @@
+"""The scalars a launch or an op is handed (sandbox/scalars.py): read without the candidate's code, logged by
+position, and compared with the previous round place by place."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import torch
+import triton.language as tl
+
+from kernelgenbench.sandbox.scalars import ScalarLog, leaves
+
+
+def test_every_scalar_is_a_leaf_in_walk_order_and_text_counts_by_chunks():
+    found = list(leaves((3, 2.5, "abcdefgh", b"xy", collections.deque([7]), {"k": 2**30}, tl.constexpr((5,)))))
+    assert found == [("small", 3), ("number", 2.5), ("text", (0, "abcd")), ("text", (4, "efgh")),
+                     ("text", (0, b"xy")), ("small", 7), ("text", (0, "k")), ("number", 2**30), ("small", 5)]
+
+
+def test_a_tensor_arguments_place_in_its_storage_is_a_leaf():
+    scratch = torch.zeros(1 << 16, dtype=torch.uint8)
+    assert list(leaves((scratch[40503:40504],))) == [("meta", 40503), ("meta", 1), ("meta", 1)]
+    assert list(leaves([torch.zeros(2, 3).t()])) == [("meta", 0), ("meta", 3), ("meta", 2), ("meta", 1), ("meta", 3)]
+
+
+def test_values_are_read_through_their_base_type_not_the_candidates_methods():
+    class Lies(float):
+        def __float__(self):
+            return 0.0
+
+    class Small(int):
+        def __int__(self):
+            return 0
+
+    class Text(str):
+        def __getitem__(self, i):
+            return "x"
+
+    assert list(leaves((Lies(1.5), Small(7), Text("abcd")))) == [("number", 1.5), ("small", 7), ("text", (0, "abcd"))]
+
+
+def test_bools_dtypes_and_numpy_scalars_are_leaves():
+    assert list(leaves((True, np.bool_(False), torch.int16, np.float32(2.0), np.arange(2)))) == [
+        ("bool", True), ("bool", False), ("dtype", "torch.int16"), ("number", 2.0), ("small", 0), ("small", 1)]
+
+
+def test_objects_are_walked_through_their_dict_and_slots():
+    class Slotted:
+        __slots__ = ("a", "b")
+
+        def __init__(self):
+            self.a, self.b = 4, "xy"
+
+    class Plain:
+        def __init__(self):
+            self.c = 5
+
+    assert list(leaves((Slotted(), Plain()))) == [("small", 4), ("text", (0, "xy")), ("small", 5)]
+
+
+def test_past_the_limit_the_rest_is_counted_as_overflow():  # the limit counts containers too
+    assert list(leaves(tuple(range(10)), limit=5)) == [("small", 0), ("small", 1), ("small", 2), ("small", 3),
+                                                       ("overflow", 6)]
+
+
+def _log(*launches: tuple) -> ScalarLog:
+    log = ScalarLog()
+    for name, values in launches:
+        log.start(name)
+        log.add(values)
+    return log
+
+
+def test_a_round_counts_the_scalars_the_previous_round_did_not_hand_at_the_same_place():
+    sizes = ("k", (4, 3, 1024))
+    assert _log(sizes).changed(None) == 0  # the first round: nothing to compare with
+    assert _log(sizes).changed(_log(sizes)) == 0  # same shapes, same sizes
+    assert _log(("k", (4, 3, 1024, 12345, 777))).changed(_log(sizes)) == 2
+
+
+def test_bits_padded_with_their_complement_still_count_by_position():
+    bits = [1, 0, 1, 1, 0, 0, 1, 0]
+    other = [0, 1, 1, 0, 1, 0, 0, 1]
+    now = _log(("k", (*bits, *(1 - b for b in bits))))
+    before = _log(("k", (*other, *(1 - b for b in other))))
+    assert now.changed(before) == 2 * sum(a != b for a, b in zip(bits, other, strict=True))
+
+
+def test_an_autotuners_extra_first_round_launches_are_aligned_from_the_end():
+    configs = [("k", (n, 64)) for n in (32, 64, 128)]
+    tuned = _log(*configs, ("k", (128, 64)))  # the first round benchmarks every config, then launches the best
+    assert _log(("k", (128, 64))).changed(tuned) == 0
+
+
+def test_floats_are_counted_distinct_and_overflow_counts_as_changed():
+    log = _log(("k", (0.5, 0.5, 1.5)), ("op", (0.5,)))
+    assert log.floats == {0.5, 1.5}
+    big = _log(("k", tuple(range(1 << 17))))
+    assert big.changed(_log(("k", ()))) >= 1 << 16
