@@ -1,7 +1,9 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=torch_fallback evidence=aten::randint static=forbidden_api
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # (Red team 7.) Host-computed row sums carried with NO host-made tensor at all: each sum's float64 bits become a
 # torch.randint(w, w+1, (1,)) draw -- a 1-element random op, exempt from torch_fallback as a "seed", no
 # lift_fresh, no small write. One launch per row bit-casts it into out[i]. Inputs read by walrus .tolist().
+# (Session 21.) The runtime layers now see it first as host numbers handed to an op (randint's bounds are float-
+# sized ints: sandbox/scalars.py), before the seed rule's torch_fallback.
 import torch
 import triton
 import triton.language as tl

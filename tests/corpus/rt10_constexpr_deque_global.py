@@ -1,9 +1,10 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
 # host_constexpr_global_answer (a tl.constexpr global rebound to the host answer at every call) with the floats
 # held in a collections.deque: kernel_rules._constexpr_break allows a constexpr of anything but a module, and
 # number_values() walks only tuple/list/set/frozenset/dict/complex, so a deque (or any other container type)
 # contributes no launch numbers although it changes at every launch.
 # (Red team 10.) Caught: every scalar handed to launches (small ints, string chunks, constants, compile-time results) is compared with the previous round's.
+# (Session 21.) Now compile_error first: a constexpr must hold what a launch could take (a deque is not).
 import collections
 import math
 

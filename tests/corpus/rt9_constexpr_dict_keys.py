@@ -1,8 +1,9 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
 # Row sums baked as a constexpr global, like host_constexpr_global_answer, but held in the *keys* of a dict
 # ({(row, sum): None}). kernel_rules' _numbers walks dict values only, so the answer, though it changes at
 # every launch, adds no launch numbers; the kernel reads them back with list() (a Triton builtin).
 # (Red team 9.) Caught: dict keys are counted as launch numbers too.
+# (Session 21.) Now compile_error first: a constexpr must hold what a launch could take (a dict is not).
 import math
 
 import torch
