@@ -102,8 +102,40 @@ def test_a_launch_value_is_judged_by_its_class_code_not_its_name():
               np.bool_(True), torch.float16, tl.float16, tl.pointer_type(tl.float32),
               Real.from_tensor(torch.ones(4, 4), [2, 2]), (1, (2, "a")))
     assert all(_launch_value(v) for v in honest), [v for v in honest if not _launch_value(v)]
-    hostile = (_Ops(3), TensorDescriptor(), fake_numpy(), (1, _Ops(2)))
-    assert not any(_launch_value(v) for v in hostile)
+    hostile = (TensorDescriptor(), fake_numpy(), _Config(1, 2), _Wrapped(1, 2), _Nested(1, 2))
+    assert not any(_launch_value(v) for v in hostile), [v for v in hostile if _launch_value(v)]
+
+
+class _Config(typing.NamedTuple):  # a namedtuple with a method of the candidate's
+    a: int
+    b: int
+
+    def mul(self, x):
+        return x * self.a
+
+
+class _Wrapped(typing.NamedTuple):  # the candidate's function wrapped by a standard-library one
+    a: int
+    b: int
+    mul = typing._tp_cache(lambda x: x)
+
+
+class _Nested(typing.NamedTuple):  # a class held as an attribute: calling it runs its code
+    a: int
+    b: int
+
+    class mul:  # noqa: N801
+        def __new__(cls, x):
+            return x
+
+
+def test_a_scalar_subclass_reaches_the_launch_as_its_exact_value():
+    from kernelgenbench.sandbox.launch_args import read
+
+    made = read((_Ops(3), (_Act.GELU, 2.5), "s"), {"k": _Ops(4)}, interpreted=True)
+    args, kwargs = made()
+    assert args == (3, (1, 2.5), "s") and type(args[0]) is int and type(args[1][0]) is int
+    assert kwargs == {"k": 4} and type(kwargs["k"]) is int
 
 
 def test_op_scalars_are_logged_by_position_and_sealed():

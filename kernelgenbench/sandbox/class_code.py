@@ -3,65 +3,134 @@
 A value is judged by its class's code, not by what the class says it is: a class can name itself
 `TensorDescriptor`, claim `__module__ = "numpy"`, or subclass `int` and add a method the interpreter would run
 inside a kernel. A class is free of the candidate's code when every method it and its bases define (properties'
-accessors included) was written in the standard library's enum, collections, dataclasses, typing or abc modules
-(an enum member, a namedtuple, a dataclass, a generic) or, where asked, under one package's folder (triton's), or is a C type's own.
+accessors included) was written in the standard library's enum, collections, dataclasses, typing, types,
+functools or abc modules (an enum member, a namedtuple, a dataclass, a generic) or, where asked, under one
+package's folder (triton's), or is a C type's own.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from types import BuiltinFunctionType, FunctionType, MethodDescriptorType, WrapperDescriptorType
 from typing import Any
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (C types are not)
 _C_METHODS = (WrapperDescriptorType, MethodDescriptorType)
+_SANDBOX = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the worker's own patches (of triton's classes)
 
 
-def own_code_free(cls: type, root: str = "") -> bool:
+def own_code_free(cls: type, root: str = "", depth: int = 0) -> bool:
     """Whether every method `cls` and its bases define is the standard library's (an enum member's, a namedtuple's)
     or, given `root`, a package's under that folder (triton's): a C type, or a class with none of the candidate's
-    code. Checked by where the code was written, not by what the class says its module is."""
-    import abc
-    import collections
-    import dataclasses
-    import enum
-    import typing
+    code. Checked by where the code was written, not by what the class says its module is; a function's closure,
+    a class held as an attribute and a descriptor object are judged the same way."""
+    if depth > _DEPTH:
+        return False
+    key, stamp = (id(cls), root), _stamp(cls)
+    known = _FREE.get(key)
+    if known is not None and known[0] is cls and known[1] == stamp:
+        return known[2]
+    _FREE[key] = (cls, stamp, True)  # while it is judged: a class that refers back to itself is judged once
+    free = _judge(cls, root, depth)
+    _FREE[key] = (cls, stamp, free)
+    return free
 
-    files = {collections.__file__, enum.__file__, dataclasses.__file__, typing.__file__, abc.__file__}
+
+_DEPTH = 16
+# verdicts by class identity (hashing a class may run its metaclass's code), kept while the class and its bases
+# hold the same attributes (a method added later is judged)
+_FREE: dict[tuple[int, str], tuple[type, tuple, bool]] = {}
+
+
+def _stamp(cls: type) -> tuple:
+    """What the class and its bases hold, by identity."""
+    return tuple(tuple(map(id, type.__dict__["__dict__"].__get__(c).values()))
+                 for c in type.__dict__["__mro__"].__get__(cls) if c.__flags__ & _HEAP_TYPE)
+
+
+def _judge(cls: type, root: str, depth: int) -> bool:
     for c in type.__dict__["__mro__"].__get__(cls):
         if not c.__flags__ & _HEAP_TYPE:
             continue
         state = type.__dict__["__dict__"].__get__(c)
         generated = "_fields" in state or "__dataclass_fields__" in state  # their methods are made from "<string>"
         for v in state.values():
-            for f in _code_of(v):
-                if isinstance(f, _C_METHODS) or (isinstance(f, BuiltinFunctionType) and isinstance(f.__self__, type)):
-                    continue  # a C type's own method (object.__new__, int.__format__)
-                where = f.__code__.co_filename if isinstance(f, FunctionType) else ""
-                if where not in files and not (generated and where == "<string>") \
-                        and not (root and where.startswith(root)):
+            if isinstance(v, type) and v not in type.__dict__["__mro__"].__get__(cls):
+                if not own_code_free(v, root, depth + 1):  # a class as an attribute: called, it runs its code
                     return False
+                continue
+            if not all(_trusted_code(f, root, generated, depth) for f in _code_of(v)):
+                return False
     return True
 
 
+def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
+    """A function written in a trusted place whose closure holds no other code; a C method; a descriptor or
+    callable object whose own class is free of the candidate's code."""
+    if isinstance(f, _C_METHODS) or (isinstance(f, BuiltinFunctionType) and isinstance(f.__self__, type)):
+        return True  # a C type's own method (object.__new__, int.__format__)
+    if not isinstance(f, FunctionType):  # a descriptor or callable object: its class's code and what it holds
+        try:
+            held = object.__getattribute__(f, "__dict__")
+        except AttributeError:
+            held = {}
+        inner = [x for x in dict.values(held) if callable(x) and not isinstance(x, type)] if type(held) is dict else []
+        for slot in ("func", "__func__"):  # functools.partial's and a bound method's function (C slots, no __dict__)
+            try:
+                inner.append(object.__getattribute__(f, slot))
+            except AttributeError:
+                continue
+        return own_code_free(type(f), root, depth + 1) and all(_trusted_code(x, root, generated, depth + 1) for x in inner)
+    where = f.__code__.co_filename
+    if where not in _trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
+            and not (root and where.startswith(root)):
+        return False
+    cells = f.__closure__ or ()
+    return all(_trusted_code(c.cell_contents, root, generated, depth + 1) for c in cells
+               if _cell_full(c) and (callable(c.cell_contents) and not isinstance(c.cell_contents, type)))
+
+
+def _cell_full(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache
+def _trusted_files() -> frozenset[str]:
+    import abc
+    import collections
+    import dataclasses
+    import enum
+    import functools
+    import types
+    import typing
+
+    return frozenset({collections.__file__, enum.__file__, dataclasses.__file__, typing.__file__, abc.__file__,
+                      types.__file__, functools.__file__})
+
+
 def _code_of(v: Any) -> list[Any]:
-    """The functions a class attribute runs when used (a method's, a property's accessors'); a callable of any
-    other kind as itself (no function: refused by the caller)."""
+    """The code a class attribute runs when used: a method's function, a property's accessors; any other object
+    that is callable or a descriptor (defines __get__) as itself."""
     if isinstance(v, (classmethod, staticmethod)):
         return [v.__func__]
     if isinstance(v, property):
         return [f for f in (v.fget, v.fset, v.fdel) if f is not None]
     if isinstance(v, functools.cached_property):
         return [v.func]
-    return [v] if callable(v) and not isinstance(v, type) else []
+    if callable(v) or hasattr(type(v), "__get__"):
+        return [v]
+    return []
 
 
 @functools.cache
 def triton_root() -> str:
     """triton's package folder, with a trailing separator."""
-    import os
-
     import triton
 
     return os.path.dirname(triton.__file__) + os.sep

@@ -118,8 +118,9 @@ class DispatchRecorder(TorchDispatchMode):
         self.host_made: list[tuple[str, bytes]] = []  # (dtype, bytes) of host-made tensors, HOST_KEEP_BYTES in all
         self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
         self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
-        # the scalars handed to every op that is no view (a fill's value, a full's size): a value made from the
-        # data reaches memory this way (fills on overlapping windows), so they are logged as a launch's are
+        # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
+        # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
+        # as a launch's are
         self.scalars = ScalarLog()
         self._ledger = ledger
         self._kept = 0
@@ -172,9 +173,10 @@ class DispatchRecorder(TorchDispatchMode):
         return out
 
     def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
-        """The op's scalar arguments, logged by position (sandbox/scalars.py)."""
+        """The op's scalar arguments and its tensors' places in their storages (a one-element view picked by a
+        host value is a fill's value too), logged by position (sandbox/scalars.py)."""
         self.scalars.start(name)
-        self._note("", SCALARS, self.scalars.add([x for x in _leaves((args, kwargs)) if not _is_tensor(x)]))
+        self._note("", SCALARS, self.scalars.add(_leaves((args, kwargs))))
 
     def _built(self, elements: int, nbytes: int) -> None:
         """Host-made data of this many elements and bytes, counted and noted."""

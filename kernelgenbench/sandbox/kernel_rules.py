@@ -194,8 +194,10 @@ def _argument_breaks(i: int, value: Any) -> Iterator[str]:
     `__index__`, the interpreter would run inside the kernel, out of every recorder's sight)."""
     inner = getattr(value, "value", value) if _is_constexpr(value) else value
     for v in inner if isinstance(inner, tuple) else (inner,):
-        if isinstance(v, ModuleType) or (callable(v) and not isinstance(v, type) and not _triton_allowed(v)
-                                         and not _constant_function(v)):
+        if isinstance(v, type):
+            yield (f"launch argument {i} is a class ({v.__name__}), which a GPU launch refuses (the interpreter "
+                   f"would run its code in the kernel)")
+        elif isinstance(v, ModuleType) or (callable(v) and not _triton_allowed(v) and not _constant_function(v)):
             yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch refuses (the interpreter would "
                    f"call it on the host)")
         elif not callable(v) and not _launch_value(v):
@@ -214,7 +216,8 @@ def _launch_value(v: Any, depth: int = 0) -> bool:
 
     if isinstance(v, torch.Tensor) or _plain(v) or callable(getattr(v, "data_ptr", None)):
         return True
-    if isinstance(v, (language.dtype, language.tensor)) or type(v).__name__ == "TensorDescriptor":
+    kernel_values = (language.dtype, language.tensor, getattr(language.core, "tensor_descriptor_base", language.tensor))
+    if isinstance(v, kernel_values) or type(v).__name__ == "TensorDescriptor":
         return own_code_free(type(v), triton_root())
     return isinstance(v, tuple) and own_code_free(type(v)) and depth < 4 and all(_launch_value(x, depth + 1) for x in v)
 
@@ -488,14 +491,15 @@ def _jit(value: Any) -> bool:
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
-    """A constant a GPU compile can bake in: a number, a string, a torch dtype, a real numpy scalar, a tuple or
-    frozenset of them; of a class with none of the candidate's code (a subclass's `__add__` or method would run
-    in an interpreted kernel)."""
+    """A constant a GPU compile can bake in: a number, a string, a torch dtype, a numpy number, a tuple or frozenset
+    of them. A scalar subclass (an enum member) counts as its value: a launch gets the exact value
+    (sandbox/launch_args.py) and a global's methods are names the body reads, each judged; a tuple subclass must
+    carry none of the candidate's code (a namedtuple's methods would run in an interpreted kernel)."""
     import torch
 
     numpy = sys.modules.get("numpy")
-    scalar = _PLAIN if numpy is None else (*_PLAIN, numpy.generic)
-    if type(value) is torch.dtype or (isinstance(value, scalar) and own_code_free(type(value))):
+    scalar = _PLAIN if numpy is None else (*_PLAIN, numpy.number, numpy.bool_)
+    if type(value) is torch.dtype or isinstance(value, scalar):
         return True
     if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
         return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))

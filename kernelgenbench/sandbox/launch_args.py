@@ -12,6 +12,7 @@ its dtype (compiled; what Triton's own MockTensor offers).
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ import torch
 
 _TENSOR, _STORAGE = torch.Tensor, torch.UntypedStorage
 _T_DTYPE = torch._C.TensorBase.__dict__["dtype"].__get__
+_PLAIN_VIEW = torch._C.TensorBase.as_subclass  # the same TensorImpl as a plain torch.Tensor (no torch function)
 _type = type
 
 
@@ -74,17 +76,31 @@ def descriptor_class() -> type | None:
     return TensorDescriptor
 
 
+_EXACT = (bool, int, float, complex, str, bytes)
+
+
 def _trusted(v: Any) -> bool:
-    """An argument Triton reads without the candidate's code: no data pointer of its own, a plain tensor, or
-    triton's reinterpreting wrapper or tensor descriptor around one."""
+    """An argument Triton reads without the candidate's code: a value of an exact plain type, no data pointer of
+    its own and no scalar subclass, a plain tensor, or triton's reinterpreting wrapper or tensor descriptor around
+    one."""
     cls = _type(v)
-    if cls is _TENSOR:
+    if cls is _TENSOR or cls in _EXACT:
         return True
-    if cls is tuple:
-        return all(_trusted(x) for x in v)
+    if isinstance(v, tuple):  # a namedtuple too, by its members
+        return all(_trusted(x) for x in tuple.__iter__(v))
     if cls in (_wrapper_class(), descriptor_class()):
         return _type(object.__getattribute__(v, "__dict__").get("base")) is _TENSOR
-    return not hasattr(cls, "data_ptr") and not hasattr(cls, "__getattr__")
+    if cls is _constexpr_class():
+        return _trusted(object.__getattribute__(v, "__dict__").get("value"))
+    return not hasattr(cls, "data_ptr") and not hasattr(cls, "__getattr__") and not isinstance(v, _EXACT)
+
+
+def _constexpr_class() -> type | None:
+    try:
+        from triton.language import constexpr
+    except ImportError:
+        return None
+    return constexpr
 
 
 def pending(values: list[Any]) -> bool:
@@ -92,15 +108,28 @@ def pending(values: list[Any]) -> bool:
     return not all(_trusted(v) for v in values)
 
 
-def read(args: tuple, kwargs: dict[str, Any], *, interpreted: bool,
-         names: Any = None) -> Callable[[], tuple[tuple, dict[str, Any]]]:
+class _Unreadable:
+    """A keyword argument whose reading failed: the launch drops it if the kernel takes no such parameter, and
+    fails on it if it does (its own code never runs inside the launch)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: BaseException) -> None:
+        self.why = repr(why)[:200]
+
+
+def read(args: tuple, kwargs: dict[str, Any], *, interpreted: bool) -> Callable[[], tuple[tuple, dict[str, Any]]]:
     """Read every argument that needs it now (run it as the launch's host code); the returned function gives the
-    arguments with their stand-ins (call it inside the launch), or raises what reading one raised (the launch
-    would have: after the write checks that precede every launch). A keyword the kernel does not take (`names`:
-    its parameters) is left as it is: the launch drops it unread."""
+    arguments with their stand-ins (call it inside the launch), or raises what reading a positional one raised
+    (the launch would have: after the write checks that precede every launch)."""
+    read_kwargs = {}
+    for k, v in kwargs.items():
+        try:
+            read_kwargs[k] = _read(v, interpreted)
+        except Exception as exc:  # noqa: BLE001 - maybe a keyword the launch drops unread (not a parameter)
+            read_kwargs[k] = _Unreadable(exc)
     try:
         read_args = tuple(_read(v, interpreted) for v in args)
-        read_kwargs = {k: _read(v, interpreted) if names is None or k in names else v for k, v in kwargs.items()}
     except Exception as exc:  # noqa: BLE001 - the candidate's own error, raised where the launch raises it
         failed = exc
 
@@ -112,12 +141,24 @@ def read(args: tuple, kwargs: dict[str, Any], *, interpreted: bool,
 
 
 def _read(v: Any, interpreted: bool) -> Any:
+    """`v` as the launch will get it: its stand-in where reading it would run the candidate's code."""
     if _trusted(v):
         return v
-    if _type(v) is tuple:
-        return tuple(_read(x, interpreted) for x in v)
-    if _type(v) in (_wrapper_class(), descriptor_class()):
-        raise TypeError(f"a {_type(v).__name__} over a {_type(v.base).__name__}: its base must be a torch.Tensor")
+    cls = _type(v)
+    if isinstance(v, tuple):
+        members = tuple(_read(x, interpreted) for x in tuple.__iter__(v))
+        return members if cls is tuple else tuple.__new__(cls, members)  # a namedtuple's own __new__ not run
+    if isinstance(v, _EXACT):  # an int subclass (an enum member): the number a GPU launch specializes on
+        return _exact(v)
+    if cls is _constexpr_class():
+        return cls(_read(object.__getattribute__(v, "__dict__").get("value"), interpreted))
+    if isinstance(v, torch._C.TensorBase):  # a subclass (a Parameter): the same tensor as a plain one, no code run
+        return _PLAIN_VIEW(v, _TENSOR)
+    if cls is _wrapper_class():
+        base = _read(v.__dict__.get("base"), interpreted)
+        return cls(base, v.__dict__.get("dtype")) if _type(base) is _TENSOR else Pointer(base.data_ptr(), v.dtype)
+    if cls is descriptor_class():
+        return dataclasses.replace(v, base=_read(v.__dict__.get("base"), interpreted))
     if not callable(getattr(v, "data_ptr", None)):
         return v  # no pointer: the kernel rules judge what it is (sandbox/kernel_rules.py)
     if interpreted:
@@ -126,9 +167,25 @@ def _read(v: Any, interpreted: bool) -> Any:
     return Pointer(operator.index(v.data_ptr()), dtype)
 
 
+def _exact(v: Any) -> Any:
+    """A scalar subclass's value as its exact base type, read with the base type's own code."""
+    if isinstance(v, bool):
+        return int.__int__(v) == 1
+    if isinstance(v, int):
+        return int.__int__(v)
+    if isinstance(v, float):
+        return float.__float__(v)
+    if isinstance(v, complex):
+        return complex(complex.real.__get__(v), complex.imag.__get__(v))
+    if isinstance(v, str):
+        return str.__str__(v)
+    return bytes.__getitem__(v, slice(None))
+
+
 def _made(v: Any) -> Any:
     if _type(v) is _Place:
         return v.tensor()
-    if _type(v) is tuple:
-        return tuple(_made(x) for x in v)
+    if isinstance(v, tuple):
+        members = tuple(_made(x) for x in tuple.__iter__(v))
+        return members if _type(v) is tuple else tuple.__new__(_type(v), members)
     return v

@@ -76,10 +76,10 @@ class LaunchMemory:
     def _checked(self, original: Any, ptr_at: int, mask_at: int | None) -> Any:
         guard = self
 
-        def checked(builder: Any, *args: Any) -> Any:
+        def checked(builder: Any, *args: Any, **kwargs: Any) -> Any:  # a descriptor load passes cache_policy=
             if guard._armed:
                 guard._check(args[ptr_at], None if mask_at is None else args[mask_at])
-            return original(builder, *args)
+            return original(builder, *args, **kwargs)
 
         checked.__wrapped__ = original  # type: ignore[attr-defined]
         return checked

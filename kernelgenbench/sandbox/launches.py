@@ -276,13 +276,14 @@ class LaunchCounter:
         self.ranges += 1
         try:
             with self._range(self.range_name):
+                given = values
                 try:
                     if made is not None:  # an argument that could not be read raises here, as the launch would
                         args, kwargs = made()
                         values = [*args, *kwargs.values()]
                 finally:
-                    if rec is not None:
-                        rec.launch_starts(values)
+                    if rec is not None:  # what the call handed over and what the launch gets: both checked
+                        rec.launch_starts(values if values is given else [*given, *values])
                 if memory is not None:
                     memory.arm(_tensors(values))
                     armed = True
@@ -294,15 +295,13 @@ class LaunchCounter:
                 rec.paused -= 1
                 rec.launch_ends(values)
 
-    def _read_pointers(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool, kernel: Any = None) -> Any:
-        """Pointer arguments Triton would read through the candidate's code, read now as the launch's host code
-        (sandbox/launch_args.py); None when there are none."""
+    def _read_pointers(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool) -> Any:
+        """Arguments Triton would read through the candidate's code (pointers that are no plain tensor, scalar
+        subclasses), read now as the launch's host code (sandbox/launch_args.py); None when there are none."""
         if not launch_args.pending([*args, *kwargs.values()]):
             return None
-        names = getattr(kernel, "arg_names", None) if kernel is not None else None
         with self.host_code():
-            return launch_args.read(args, kwargs, interpreted=interpreted,
-                                    names=frozenset(names) if type(names) in (list, tuple) else None)
+            return launch_args.read(args, kwargs, interpreted=interpreted)
 
     def _wrap_run(self, run: Any, *, count: bool) -> Any:
         counter = self
@@ -322,7 +321,7 @@ class LaunchCounter:
                 if isinstance(hooks, list) and hooks:
                     kernel.pre_run_hooks = [counter._host_side(h) for h in hooks]
                 grid = counter._plain_grid(grid)
-                made = counter._read_pointers(args, kwargs, interpreted=count, kernel=kernel)
+                made = counter._read_pointers(args, kwargs, interpreted=count)
                 with counter._launching(args, kwargs, interpreted=count, made=made) as (args, kwargs):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:

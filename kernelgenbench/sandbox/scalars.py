@@ -10,6 +10,7 @@ in a fixed order (so a caller can key them by position) as (kind, value):
     text      a chunk of _TEXT_CHUNK characters or bytes of a string, with its offset
     dtype     a torch or triton dtype, by name
     meta      a tensor's storage offset, sizes and strides
+    code      a function's, class's or module's identity
     overflow  the count of scalars left unwalked past `limit` (last)
 
 Every value is read through its base type's own code (`float.__float__`, `str.__getitem__`, `dict.values`,
@@ -28,7 +29,6 @@ from typing import Any
 import torch
 
 from kernelgenbench.sandbox.class_code import triton_own
-from kernelgenbench.sandbox.launch_args import descriptor_class
 
 INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a float32 of 2.4e-38 as bits)
 MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
@@ -85,13 +85,12 @@ def _scalar(v: Any) -> tuple[str, Any] | None:
         return ("number" if abs(x) >= INT_AS_BITS else "small"), x
     if _type(v) is _DTYPE:
         return "dtype", str(v)
-    language = sys.modules.get("triton.language")
-    if language is not None and _isinstance(v, language.dtype) and triton_own(_type(v)):
-        state = object.__getattribute__(v, "__dict__")
-        return "dtype", str(dict.get(state, "name", "")) if _type(state) is dict else ""
+    if _type(v) is _Code:
+        return "code", v.ident
     numpy = sys.modules.get("numpy")
-    if numpy is not None and _isinstance(v, numpy.generic) and not _isinstance(v, numpy.void):
-        return _scalar(numpy.generic.tolist(v)) if not _isinstance(v, (numpy.str_, numpy.bytes_)) else None
+    if numpy is not None and _isinstance(v, numpy.generic):
+        x = numpy.generic.tolist(v)  # a Python scalar, or a tuple (a structured void), a datetime, text
+        return _scalar(x) if _isinstance(x, (bool, int, float)) else None
     return None
 
 
@@ -111,15 +110,38 @@ def _members(v: Any) -> list[Any]:
     numpy = sys.modules.get("numpy")
     if numpy is not None and _isinstance(v, numpy.ndarray):
         return numpy.ndarray.tolist(numpy.ndarray.ravel(v)[:MAX_NUMBERS])
+    if numpy is not None and _isinstance(v, numpy.generic):
+        return [numpy.generic.tolist(v)]
     language = sys.modules.get("triton.language")
     if language is not None and _isinstance(v, language.constexpr):  # callable (it may wrap a function): its value
         state = object.__getattribute__(v, "__dict__")
         return [dict.get(state, "value")] if _type(state) is dict else []
-    if callable(v) or _isinstance(v, types.ModuleType):  # a function, a class, a JIT function: code, not data
-        return []
-    if triton_own(_type(v)) and _type(v) is not descriptor_class():  # blocks, types: the kernel's, not the host's
+    if callable(v) or _isinstance(v, types.ModuleType):  # code, not data: which code, by identity (a JIT helper
+        return [_Code(v)]  # per value, classes carrying values, are a channel too)
+    if _kernel_side(v, language):
         return []
     return _attributes(v)
+
+
+class _Code:
+    """A function, class or module handed over: a ("code", identity) leaf (stable for code made at import)."""
+
+    __slots__ = ("ident",)
+
+    def __init__(self, v: Any) -> None:
+        self.ident = id(v)
+
+
+def _kernel_side(v: Any, language: Any) -> bool:
+    """triton's in-kernel values (blocks, descriptors in a kernel) and its interpreter's state: the kernel's data,
+    not host scalars (an object of triton's own dtype, wrapper or descriptor classes is walked)."""
+    if language is None or not triton_own(_type(v)):
+        return False
+    semantic = sys.modules.get("triton.language.semantic")
+    interpreter = sys.modules.get("triton.runtime.interpreter")
+    kernel_side = [getattr(sys.modules.get("triton.language.core"), "base_value", None), getattr(semantic, "TritonSemantic", None),
+                   getattr(interpreter, "InterpreterBuilder", None), getattr(interpreter, "TensorHandle", None)]
+    return _isinstance(v, tuple(k for k in kernel_side if _isinstance(k, type)))
 
 
 class _Chunk:
@@ -174,6 +196,7 @@ class ScalarLog:
 
     def __init__(self) -> None:
         self.calls: dict[str, list[list[tuple[str, Any]]]] = {}
+        self.order: list[str] = []  # the names in call order (which kernel ran when carries bits too)
         self.floats: set[float | int] = set()
         self.over = 0  # scalars past MAX_LOGGED, or past a value's MAX_NUMBERS: counted as changed
         self.kept = 0
@@ -183,6 +206,8 @@ class ScalarLog:
         """The next scalars belong to a new call of `name`."""
         self._open = []
         self.calls.setdefault(name, []).append(self._open)
+        if len(self.order) < MAX_LOGGED:
+            self.order.append(name)
 
     def add(self, values: Any) -> int:
         """Log every scalar in `values` to the open call; how many were taken (floats new to the set included)."""
@@ -205,16 +230,21 @@ class ScalarLog:
     def changed(self, before: ScalarLog | None) -> int:
         """How many of this round's scalars `before` (the previous round of the same shapes) did not hand at the
         same place: each call compared with the call of the same name at the same position counted from the
-        first call or from the last (an autotuner's first round adds calls in front), the smaller count kept."""
+        first call or from the last (an autotuner's first round adds calls in front), the smaller count kept; and
+        the sequence of names likewise (which kernel ran when is a channel too)."""
         if before is None:
             return 0
-        total = self.over
+        total = self.over + _aligned([[n] for n in self.order], [[n] for n in before.order])
         for name, now in self.calls.items():
-            prev = before.calls.get(name, [])
-            shift = len(now) - len(prev)
-            starts = _apart(now, prev, 0)
-            total += starts if not shift else min(starts, _apart(now, prev, shift))
+            total += _aligned(now, before.calls.get(name, []))
         return total
+
+
+def _aligned(now: list[list[Any]], prev: list[list[Any]]) -> int:
+    """`_apart` with the calls aligned from the first and from the last, the smaller count."""
+    shift = len(now) - len(prev)
+    starts = _apart(now, prev, 0)
+    return starts if not shift else min(starts, _apart(now, prev, shift))
 
 
 def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int) -> int:

@@ -1,11 +1,13 @@
-# kgb-corpus: task=aten/mm expect=compile_error
+# kgb-corpus: task=aten/mm expect=runtime_error
 # kernel_rules._argument_breaks refuses a launch argument that is no tensor, number, string, dtype or tuple of
 # them -- but `_launch_value` tests numbers with isinstance (`_plain`: isinstance(v, _PLAIN)), so an *int
 # subclass* passes as a number. Passed as a constexpr, the interpreter hands the kernel the object itself, and the
 # body calls its method (`OPS.mul(a, b, acc)`: a local, so no chain is resolved). The method does the product with
 # numpy's `@` on the blocks' `.handle` arrays (the `.handle` rule reads kernel bodies only). Its launch leaf is the
 # int 0, the same every round. Should be caught: a launch value must be of an exact plain type (type(v) in ...).
-# (Red team 12.) Caught: a launch value is judged by its class's code: an int subclass with methods of the
+# (Red team 12.) Caught, first as compile_error; since session 21 a scalar subclass reaches the launch as its
+# exact value (sandbox/launch_args.py), so the method is not there: runtime_error. Before that: a launch value is
+# judged by its class's code: an int subclass with methods of the
 # candidate's is no launch value (sandbox/class_code.py).
 import torch
 import triton

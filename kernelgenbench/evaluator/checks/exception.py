@@ -34,4 +34,6 @@ def judge(task: Task, report: CallReport) -> tuple[Status, str] | None:
 
 CHECK = Check(name="exception", status=Status.RUNTIME_ERROR, collector="worker", judge=judge,
               prompt="Raising from the entry point on any workload (out of memory counts as memory_exceeded).",
-              corpus=("raises",))
+              corpus=("raises", "rt13_class_attr_is_class", "rt13_class_descriptor_attr",
+                      "rt13_class_instance_dict_method", "rt13_class_stdlib_wrapper",
+                      "rt12_int_subclass_method_mm"))

@@ -145,5 +145,7 @@ CHECK = Check(
             "rt11_hidden_source_copy_kernel", "rt11_no_dispatch_fill_mm", "rt11_nodispatch_alloc_numpy",
             "rt11_pointer_offset_channel", "rt11_shape_key_reset", "rt11_storage_list_rawaddr", "rt11_swap_data_ptr",
             "rt11_view_offset_channel", "rt12_sliding_fill_window", "rt12_dataptr_duck_inlaunch",
-            "rt12_balanced_bit_leaves", "rt12_float_subclass_lies", "rt12_dtype_tuple_channel", "rt12_numpy_bool_bits", "host_randint_carrier"),
+            "rt12_balanced_bit_leaves", "rt12_float_subclass_lies", "rt12_dtype_tuple_channel", "rt12_numpy_bool_bits", "host_randint_carrier",
+            "rt13_fill_tensor_table", "rt13_jit_fn_tuple_nibbles", "rt13_reinterpret_view_offsets", "rt13_launch_order_bits",
+            "rt13_arg_names_duck_kwarg", "rt13_pointer_type_payload", "rt13_numpy_void_record"),
 )
