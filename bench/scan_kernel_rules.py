@@ -91,6 +91,7 @@ def _placeholder_device() -> None:
 
 
 def main() -> None:
+    """Scan the packages named on the command line."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("packages", nargs="+")
     ap.add_argument("--path", action="append", default=[], help="a folder to import the packages from")

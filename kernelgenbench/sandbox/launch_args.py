@@ -69,6 +69,7 @@ def _wrapper_class() -> type | None:
 
 
 def descriptor_class() -> type | None:
+    """triton's TensorDescriptor class (None: this triton has none)."""
     try:
         from triton.tools.tensor_descriptor import TensorDescriptor
     except ImportError:
