@@ -34,8 +34,19 @@ def own_code_free(cls: type, root: str = "", depth: int = 0) -> bool:
         return known[2]
     _FREE[key] = (cls, stamp, True)  # while it is judged: a class that refers back to itself is judged once
     free = _judge(cls, root, depth)
-    _FREE[key] = (cls, stamp, free)
+    if _kept(cls):
+        _FREE[key] = (cls, stamp, free)
+    else:  # the candidate's class: judged anew each time (a partial re-pointed in place keeps every identity)
+        del _FREE[key]
     return free
+
+
+def _kept(cls: type) -> bool:
+    """A class whose verdict may be kept: one of triton's, held by its module under its name (the deep classes
+    of its blocks and JIT functions, met at every launch)."""
+    name = type.__dict__["__module__"].__get__(cls)
+    qualname = type.__dict__["__qualname__"].__get__(cls)
+    return isinstance(name, str) and name.startswith("triton.") and getattr(sys.modules.get(name), qualname, None) is cls
 
 
 _DEPTH = 16
@@ -67,29 +78,44 @@ def _judge(cls: type, root: str, depth: int) -> bool:
 
 
 def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
-    """A function written in a trusted place whose closure holds no other code; a C method; a descriptor or
-    callable object whose own class is free of the candidate's code."""
+    """A function written in a trusted place, and all code it holds (closure cells, its own __dict__, what those
+    hold in containers); a C method; a descriptor or callable object whose own class is free of the candidate's
+    code, and all code it holds (a partial's function, arguments and keywords)."""
+    if depth > _DEPTH:
+        return False
     if isinstance(f, _C_METHODS) or (isinstance(f, BuiltinFunctionType) and isinstance(f.__self__, type)):
         return True  # a C type's own method (object.__new__, int.__format__)
-    if not isinstance(f, FunctionType):  # a descriptor or callable object: its class's code and what it holds
-        try:
-            held = object.__getattribute__(f, "__dict__")
-        except AttributeError:
-            held = {}
-        inner = [x for x in dict.values(held) if callable(x) and not isinstance(x, type)] if type(held) is dict else []
-        for slot in ("func", "__func__"):  # functools.partial's and a bound method's function (C slots, no __dict__)
-            try:
-                inner.append(object.__getattribute__(f, slot))
-            except AttributeError:
-                continue
-        return own_code_free(type(f), root, depth + 1) and all(_trusted_code(x, root, generated, depth + 1) for x in inner)
-    where = f.__code__.co_filename
-    if where not in _trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
-            and not (root and where.startswith(root)):
+    if isinstance(f, FunctionType):
+        where = f.__code__.co_filename
+        if where not in _trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
+                and not (root and where.startswith(root)):
+            return False
+    elif not own_code_free(type(f), root, depth + 1):
         return False
-    cells = f.__closure__ or ()
-    return all(_trusted_code(c.cell_contents, root, generated, depth + 1) for c in cells
-               if _cell_full(c) and (callable(c.cell_contents) and not isinstance(c.cell_contents, type)))
+    return all(_trusted_code(x, root, generated, depth + 1) for x in _held_code(f))
+
+
+def _held_code(f: Any) -> list[Any]:
+    """The callables `f` holds: in its closure, its __dict__, a partial's or bound method's slots, and one level
+    of containers (a singledispatch registry, a partial's arguments)."""
+    found: list[Any] = []
+    if isinstance(f, FunctionType):
+        found += [c.cell_contents for c in f.__closure__ or () if _cell_full(c)]
+    try:
+        held = object.__getattribute__(f, "__dict__")
+    except AttributeError:
+        held = {}
+    found += list(dict.values(held)) if type(held) is dict else []
+    for slot in ("func", "__func__", "args", "keywords"):  # functools.partial's, a bound method's (C slots)
+        try:
+            found.append(object.__getattribute__(f, slot))
+        except AttributeError:
+            continue
+    out: list[Any] = []
+    for x in found:
+        members = list(dict.values(x)) if type(x) is dict else list(x) if type(x) in (list, tuple) else [x]
+        out += [m for m in members if callable(m) and not isinstance(m, type)]
+    return out
 
 
 def _cell_full(cell: Any) -> bool:

@@ -129,7 +129,7 @@ class KernelRules:
     def _changed(self, key: tuple[Any, ...], value: Any) -> list[float | int]:
         """`value`'s host numbers if they differ from those it held at the last launch (none at the first)."""
         found = list(number_values(value))
-        digest = hash((len(found), tuple(found[:4096])))
+        digest = hash(tuple(found))
         last = self._last.get(key)
         self._last[key] = digest
         return found if last is not None and last != digest else []
@@ -193,7 +193,10 @@ def _argument_breaks(i: int, value: Any) -> Iterator[str]:
     object that is no tensor, number, string, dtype or tuple of them (an object whose own methods, `__add__` or
     `__index__`, the interpreter would run inside the kernel, out of every recorder's sight)."""
     inner = getattr(value, "value", value) if _is_constexpr(value) else value
-    for v in inner if isinstance(inner, tuple) else (inner,):
+    if isinstance(inner, tuple) and not own_code_free(type(inner)):
+        yield (f"launch argument {i} is a {type(inner).__name__}, a tuple class with methods of the candidate's (the "
+               f"interpreter would run them in the kernel)")
+    for v in tuple.__iter__(inner) if isinstance(inner, tuple) else (inner,):
         if isinstance(v, type):
             yield (f"launch argument {i} is a class ({v.__name__}), which a GPU launch refuses (the interpreter "
                    f"would run its code in the kernel)")
@@ -383,7 +386,7 @@ def _break(value: Any, ref: str, via: str) -> str | None:
         return _constexpr_break(value.value)
     if _triton_allowed(value, via) or _interpreter_own(value, ref, via):
         return None
-    if via and (_plain(value) or _constant_function(value)):
+    if via and ((_plain(value) and _exact_scalars(value)) or _constant_function(value)):
         return None
     if via.split(".")[0] == "triton" and _interpreter_patch(value):
         return None
@@ -504,6 +507,14 @@ def _plain(value: Any, depth: int = 0) -> bool:
     if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
         return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
     return False
+
+
+def _exact_scalars(value: Any, depth: int = 0) -> bool:
+    """No scalar subclass in `value` (read through a module or a namedtuple type, a value reaches the kernel as it
+    is: no launch makes it exact, and a subclass's own attributes would be read or called in the kernel)."""
+    if isinstance(value, (tuple, frozenset)) and depth < 4:
+        return all(_exact_scalars(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
+    return not isinstance(value, _PLAIN) or type(value) in _PLAIN
 
 
 def _constant_function(value: Any) -> bool:

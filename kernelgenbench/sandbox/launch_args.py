@@ -93,6 +93,8 @@ def _trusted(v: Any) -> bool:
         return _type(object.__getattribute__(v, "__dict__").get("base")) is _TENSOR
     if cls is _constexpr_class():
         return _trusted(object.__getattribute__(v, "__dict__").get("value"))
+    if _block(v):
+        return False
     return not hasattr(cls, "data_ptr") and not hasattr(cls, "__getattr__") and not isinstance(v, _EXACT)
 
 
@@ -102,6 +104,15 @@ def _constexpr_class() -> type | None:
     except ImportError:
         return None
     return constexpr
+
+
+def _block(v: Any) -> bool:
+    """A triton in-kernel value (a block, an in-kernel descriptor), not a constexpr."""
+    try:
+        from triton.language import core
+    except ImportError:
+        return False
+    return isinstance(v, core.base_value) and not isinstance(v, core.constexpr)
 
 
 def pending(values: list[Any]) -> bool:
@@ -153,6 +164,9 @@ def _read(v: Any, interpreted: bool) -> Any:
         return _exact(v)
     if cls is _constexpr_class():
         return cls(_read(object.__getattribute__(v, "__dict__").get("value"), interpreted))
+    if _block(v):
+        raise TypeError(f"a {cls.__name__} built on the host is no launch argument (a GPU launch takes tensors and "
+                        f"scalars; a block exists only inside a kernel)")
     if isinstance(v, torch._C.TensorBase):  # a subclass (a Parameter): the same tensor as a plain one, no code run
         return _PLAIN_VIEW(v, _TENSOR)
     if cls is _wrapper_class():

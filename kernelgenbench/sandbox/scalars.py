@@ -21,6 +21,7 @@ walked through their `__dict__` and `__slots__`, triton's constexpr, dtypes and 
 from __future__ import annotations
 
 import collections
+import struct
 import sys
 import types
 from collections.abc import Iterator
@@ -113,14 +114,43 @@ def _members(v: Any) -> list[Any]:
     if numpy is not None and _isinstance(v, numpy.generic):
         return [numpy.generic.tolist(v)]
     language = sys.modules.get("triton.language")
-    if language is not None and _isinstance(v, language.constexpr):  # callable (it may wrap a function): its value
-        state = object.__getattribute__(v, "__dict__")
-        return [dict.get(state, "value")] if _type(state) is dict else []
+    if language is not None and _isinstance(v, language.constexpr):  # callable (it may wrap a function): its value,
+        state = object.__getattribute__(v, "__dict__")  # and whatever else was set on it
+        return [dict.get(state, "value"), *(x for k, x in dict.items(state) if k not in ("value", "type"))] \
+            if _type(state) is dict else []
     if callable(v) or _isinstance(v, types.ModuleType):  # code, not data: which code, by identity (a JIT helper
-        return [_Code(v)]  # per value, classes carrying values, are a channel too)
+        return [_Code(v), *_foreign_state(v)]  # per value, classes carrying values, are a channel too)
     if _kernel_side(v, language):
         return []
     return _attributes(v)
+
+
+def _foreign_state(v: Any) -> list[Any]:
+    """What was set on an object of triton's own class (a JIT function) under a name triton's code never uses:
+    data the candidate hung on it (`kernel.payload = answer`)."""
+    if not triton_own(_type(v)):
+        return []
+    try:
+        state = object.__getattribute__(v, "__dict__")
+    except AttributeError:
+        return []
+    if _type(state) is not dict:
+        return []
+    known = _names_used(_type(v))
+    return [x for k, x in dict.items(state) if k not in known]
+
+
+def _names_used(cls: type) -> frozenset[str]:
+    """Every attribute name the code of `cls` and its bases names (what they store on an instance among them)."""
+    names: set[str] = set()
+    for c in type.__dict__["__mro__"].__get__(cls):
+        for x in type.__dict__["__dict__"].__get__(c).values():
+            f = getattr(x, "__func__", x) if _isinstance(x, (classmethod, staticmethod)) else x
+            code = getattr(f, "__code__", None) if _isinstance(f, types.FunctionType) else None
+            if code is not None:
+                names.update(code.co_names)
+                names.update(n for const in code.co_consts if _isinstance(const, types.CodeType) for n in const.co_names)
+    return frozenset(names)
 
 
 class _Code:
@@ -191,13 +221,13 @@ MAX_LOGGED = 1 << 20  # scalars kept per call: far more than any kernel's or wra
 
 class ScalarLog:
     """The scalars handed to each call of a kernel or an op, by its name, in call order: host numbers as a set of
-    distinct `floats`, every other scalar by position. A round is compared with the same workload's previous
+    distinct `floats` (and by position), every other scalar by position. A round is compared with the same workload's previous
     round (`changed`): shape-made scalars repeat there, scalars made from the data do not."""
 
     def __init__(self) -> None:
         self.calls: dict[str, list[list[tuple[str, Any]]]] = {}
         self.order: list[str] = []  # the names in call order (which kernel ran when carries bits too)
-        self.floats: set[float | int] = set()
+        self.floats: set[tuple[str, Any]] = set()  # distinct host numbers, by _number_key
         self.over = 0  # scalars past MAX_LOGGED, or past a value's MAX_NUMBERS: counted as changed
         self.kept = 0
         self._open: list[tuple[str, Any]] = []
@@ -216,9 +246,16 @@ class ScalarLog:
             if kind == "overflow":
                 self.over += x
             elif kind == "number":
-                if len(self.floats) < MAX_LOGGED and x not in self.floats:
-                    self.floats.add(x)
+                key = _number_key(x)
+                if len(self.floats) < MAX_LOGGED and key not in self.floats:
+                    self.floats.add(key)
                     taken += 1
+                if self.kept < MAX_LOGGED:  # by position too: bits as the signs of zeros are two values
+                    self._open.append((kind, key))
+                    self.kept += 1
+                    taken += 1
+                else:
+                    self.over += 1
             elif self.kept < MAX_LOGGED:
                 self._open.append((kind, x))
                 self.kept += 1
@@ -245,6 +282,12 @@ def _aligned(now: list[list[Any]], prev: list[list[Any]]) -> int:
     shift = len(now) - len(prev)
     starts = _apart(now, prev, 0)
     return starts if not shift else min(starts, _apart(now, prev, shift))
+
+
+def _number_key(x: float | int) -> tuple[str, Any]:
+    """A host number as a set key by type and bits: -0.0 is not 0.0, 2.0**24 not 2**24, and every NaN of one bit
+    pattern is one value (NaN equals nothing, not even another NaN object)."""
+    return ("f", struct.pack("<d", x)) if _type(x) is float else ("i", x)
 
 
 def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int) -> int:

@@ -36,4 +36,4 @@ CHECK = Check(name="exception", status=Status.RUNTIME_ERROR, collector="worker",
               prompt="Raising from the entry point on any workload (out of memory counts as memory_exceeded).",
               corpus=("raises", "rt13_class_attr_is_class", "rt13_class_descriptor_attr",
                       "rt13_class_instance_dict_method", "rt13_class_stdlib_wrapper",
-                      "rt12_int_subclass_method_mm"))
+                      "rt12_int_subclass_method_mm", "rt14_host_tl_tensor_arg"))

@@ -147,5 +147,6 @@ CHECK = Check(
             "rt11_view_offset_channel", "rt12_sliding_fill_window", "rt12_dataptr_duck_inlaunch",
             "rt12_balanced_bit_leaves", "rt12_float_subclass_lies", "rt12_dtype_tuple_channel", "rt12_numpy_bool_bits", "host_randint_carrier",
             "rt13_fill_tensor_table", "rt13_jit_fn_tuple_nibbles", "rt13_reinterpret_view_offsets", "rt13_launch_order_bits",
-            "rt13_arg_names_duck_kwarg", "rt13_pointer_type_payload", "rt13_numpy_void_record"),
+            "rt13_arg_names_duck_kwarg", "rt13_pointer_type_payload", "rt13_numpy_void_record",
+            "rt14_constexpr_attr_payload", "rt14_constexpr_global_attr", "rt14_dtype_digest_prefix", "rt14_dtype_global_attr", "rt14_jit_fn_attr_payload", "rt14_int_float_type_bits", "rt14_signed_zero_bits"),
 )

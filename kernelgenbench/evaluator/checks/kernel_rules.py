@@ -35,5 +35,6 @@ CHECK = Check(
             "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_linecache_swap", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call",
             "rt11_builtins_vars_kernel", "rt11_constexpr_dunder_inlaunch", "rt11_getattr_loop_handle",
             "rt11_param_object_method", "rt9_constexpr_dict_keys", "rt10_constexpr_deque_global",
-            "rt12_numpy_module_spoof_sum", "rt12_descriptor_name_softmax", "rt13_class_object_carriers"),
+            "rt12_numpy_module_spoof_sum", "rt12_descriptor_name_softmax", "rt13_class_object_carriers",
+            "rt14_memo_partial_setstate_mm", "rt14_namedtuple_type_int_payload", "rt14_namedtuple_type_int_method_mm", "rt14_partial_args_reduce_mm", "rt14_singledispatch_registry_mm", "rt14_tuple_subclass_method_mm"),
 )
