@@ -15,10 +15,12 @@ while the candidate's own host code runs inside the launch (its grid callable, i
 interpreted kernel's compile-time functions: `host_code`), which is recorded as the call's.
 
 Every scalar a launch is handed (arguments, constants its kernels read, compile-time functions' results) is
-noted: floats and float-sized ints as `floats`, every other one (small ints, strings by chunks) as `leaves`,
-which the worker compares with the same workload's previous round. A tensor argument's storage offset, sizes
-and strides are leaves too (views into one scratch at chosen offsets hand a kernel numbers as addresses), as
-are a tensor descriptor's.
+logged per kernel and launch in `scalars` (sandbox/scalars.py's ScalarLog: distinct host numbers, and every
+scalar by position, which the worker compares with the same workload's previous round). A tensor argument's
+storage offset, sizes and strides are scalars too (views into one scratch at chosen offsets hand a kernel
+numbers as addresses), as are a tensor descriptor's. Arguments Triton would read through the candidate's own
+code (a pointer that is no plain tensor, a scalar subclass) are read before the launch as its host code, and
+the launch gets stand-ins (sandbox/launch_args.py).
 
 `loaded_kernels()` names every kernel Triton loaded in this process (its `kernel_load_end_hook`, installed
 once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
