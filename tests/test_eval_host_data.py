@@ -148,17 +148,21 @@ def test_a_tensor_pointed_at_a_host_made_storage_is_host_compute() -> None:
 
 def test_the_launch_counter_collects_float_arguments_and_many_are_host_compute() -> None:
     from kernelgenbench.sandbox.launches import LaunchCounter
+    from kernelgenbench.sandbox.scalars import _number_key
+
+    def keys(*xs):  # the distinct numbers as the log keys them (type and bits)
+        return {_number_key(x) for x in xs}
 
     counter = LaunchCounter()
     counter.note_arguments((torch.empty(3), 0.5, 7, (1.5, 2.5)), {"eps": 1e-6, "BLOCK": 128})
     counter.note_arguments((torch.empty(3), 0.5), {"eps": 1e-6})  # the same scalars in every launch
-    assert counter.floats == {0.5, 1.5, 2.5, 1e-6}
+    assert counter.floats == keys(0.5, 1.5, 2.5, 1e-6)
 
     class Boxed(float):
         pass
 
     counter.note_arguments((Boxed(3.5), 1 << 30, True, -(1 << 24)), {})  # a float subclass, float-sized ints
-    assert counter.floats == {0.5, 1.5, 2.5, 1e-6, 3.5, 1 << 30, -(1 << 24)}
+    assert counter.floats == keys(0.5, 1.5, 2.5, 1e-6, 3.5, 1 << 30, -(1 << 24))
     sizes = Sizes(returns=((1000, 4000),), args={"self": (1000, 4000)})
     assert judge(ADD, call_report(sizes=sizes, launch_floats=4)) is None
     found = judge(ADD, call_report(sizes=sizes, launch_floats=250))
