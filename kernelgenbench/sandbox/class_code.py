@@ -42,8 +42,13 @@ def own_code_free(cls: type, root: str = "", depth: int = 0) -> bool:
 
 
 def _kept(cls: type) -> bool:
-    """A class whose verdict may be kept: one of triton's, held by its module under its name (the deep classes
-    of its blocks and JIT functions, met at every launch)."""
+    """A class whose verdict may be kept: one of triton's (the deep classes of its blocks and JIT functions, met
+    at every launch)."""
+    return _in_triton_module(cls)
+
+
+def _in_triton_module(cls: type) -> bool:
+    """The class a triton module holds under the class's own name (read with type's accessors, not the class's)."""
     name = type.__dict__["__module__"].__get__(cls)
     qualname = type.__dict__["__qualname__"].__get__(cls)
     return isinstance(name, str) and name.startswith("triton.") and getattr(sys.modules.get(name), qualname, None) is cls
@@ -166,10 +171,7 @@ def triton_own(cls: type) -> bool:
     """A class of triton's own: the one its module holds under its name, with code written in triton only."""
     known = _TRITON_OWN.get(id(cls))  # by identity: hashing a class may run its metaclass's code
     if known is None or known[0] is not cls:
-        name = type.__dict__["__module__"].__get__(cls)
-        qualname = type.__dict__["__qualname__"].__get__(cls)
-        own = (isinstance(name, str) and name.startswith("triton.")
-               and getattr(sys.modules.get(name), qualname, None) is cls and own_code_free(cls, triton_root()))
+        own = _in_triton_module(cls) and own_code_free(cls, triton_root())
         known = _TRITON_OWN[id(cls)] = (cls, own)
     return known[1]
 

@@ -93,7 +93,7 @@ def _trusted(v: Any) -> bool:
         return _type(object.__getattribute__(v, "__dict__").get("base")) is _TENSOR
     if cls is _constexpr_class():
         return _trusted(object.__getattribute__(v, "__dict__").get("value"))
-    if _block(v):
+    if triton_block(v):
         return False
     return not hasattr(cls, "data_ptr") and not hasattr(cls, "__getattr__") and not isinstance(v, _EXACT)
 
@@ -106,7 +106,7 @@ def _constexpr_class() -> type | None:
     return constexpr
 
 
-def _block(v: Any) -> bool:
+def triton_block(v: Any) -> bool:
     """A triton in-kernel value (a block, an in-kernel descriptor), not a constexpr."""
     try:
         from triton.language import core
@@ -164,7 +164,7 @@ def _read(v: Any, interpreted: bool) -> Any:
         return _exact(v)
     if cls is _constexpr_class():
         return cls(_read(object.__getattribute__(v, "__dict__").get("value"), interpreted))
-    if _block(v):
+    if triton_block(v):
         raise TypeError(f"a {cls.__name__} built on the host is no launch argument (a GPU launch takes tensors and "
                         f"scalars; a block exists only inside a kernel)")
     if isinstance(v, torch._C.TensorBase):  # a subclass (a Parameter): the same tensor as a plain one, no code run

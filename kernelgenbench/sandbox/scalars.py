@@ -21,6 +21,7 @@ walked through their `__dict__` and `__slots__`, triton's constexpr, dtypes and 
 from __future__ import annotations
 
 import collections
+import functools
 import struct
 import sys
 import types
@@ -30,6 +31,7 @@ from typing import Any
 import torch
 
 from kernelgenbench.sandbox.class_code import triton_own
+from kernelgenbench.sandbox.launch_args import triton_block
 
 INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a float32 of 2.4e-38 as bits)
 MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
@@ -140,6 +142,7 @@ def _foreign_state(v: Any) -> list[Any]:
     return [x for k, x in dict.items(state) if k not in known]
 
 
+@functools.cache  # only triton's own classes reach it (_foreign_state): hashing them runs no candidate code
 def _names_used(cls: type) -> frozenset[str]:
     """Every attribute name the code of `cls` and its bases names (what they store on an instance among them)."""
     names: set[str] = set()
@@ -167,11 +170,13 @@ def _kernel_side(v: Any, language: Any) -> bool:
     not host scalars (an object of triton's own dtype, wrapper or descriptor classes is walked)."""
     if language is None or not triton_own(_type(v)):
         return False
+    if triton_block(v):
+        return True
     semantic = sys.modules.get("triton.language.semantic")
     interpreter = sys.modules.get("triton.runtime.interpreter")
-    kernel_side = [getattr(sys.modules.get("triton.language.core"), "base_value", None), getattr(semantic, "TritonSemantic", None),
-                   getattr(interpreter, "InterpreterBuilder", None), getattr(interpreter, "TensorHandle", None)]
-    return _isinstance(v, tuple(k for k in kernel_side if _isinstance(k, type)))
+    state = [getattr(semantic, "TritonSemantic", None), getattr(interpreter, "InterpreterBuilder", None),
+             getattr(interpreter, "TensorHandle", None)]
+    return _isinstance(v, tuple(k for k in state if _isinstance(k, type)))
 
 
 class _Chunk:
