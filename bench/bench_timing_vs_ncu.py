@@ -68,6 +68,7 @@ NCU_DEFAULT = "/usr/local/cuda/bin/ncu"
 METRIC = "gpu__time_duration.sum"
 CLOCK_METRIC = "sm__cycles_elapsed.avg.per_second"  # the SM clock during the kernel: kgb's loop runs hotter
 FLUSH_NAME = "kgb_l2_flush"
+EMPTY_CASE = "empty"
 NCU_WARMUP, NCU_CALLS = 3, 5
 ALT_REPS = 100
 NCU_SHARE = 0.6  # of the time budget, for the ncu runs (which come first)
@@ -101,6 +102,9 @@ def _cases() -> list[Case]:
         out.append(Case(f"tadd_{n}", "triton add", f"2^{n.bit_length() - 1} f32", (n,)))
     for rows, cols in ((64, 256), (4096, 4096), (64, 1 << 20)):
         out.append(Case(f"tsum_{rows}x{cols}", "triton row sum", f"{rows}x{cols} f32", (rows, cols)))
+    # One program that does nothing: under ncu its whole time is ncu's fixed cost per kernel (plus the launch's
+    # few hundred ns that the profiler's interval also shows), the cost `ncu_kernel_cost` takes off.
+    out.append(Case(EMPTY_CASE, "triton empty", "1 program, no work", (1,)))
     return out
 
 
@@ -186,9 +190,25 @@ def _native_fn(family: str) -> Callable[..., Any]:
         return _solution("aten__add.Tensor.py", "add_Tensor")
     if family == "triton row sum":
         return _solution("aten__sum.dim_IntList.py", "sum_dim_IntList")
+    if family == "triton empty":
+        return _empty_launch()
     if family not in fns:
         raise ValueError(f"unknown family {family!r}")
     return fns[family]
+
+
+def _empty_launch() -> Callable[..., Any]:
+    """A launch of one program of a kernel with no body (triton imported only when a case needs it)."""
+    import triton
+
+    @triton.jit
+    def kgb_empty(x_ptr):
+        pass
+
+    def launch(x: Any) -> None:
+        kgb_empty[(1,)](x)
+
+    return launch
 
 
 def _arg_factory(family: str, p: tuple, dev: Any) -> Callable[[int], tuple[list, dict]]:
@@ -206,7 +226,7 @@ def _arg_factory(family: str, p: tuple, dev: Any) -> Callable[[int], tuple[list,
     unary = {"torch.sum", "torch.argmax", "torch.cos"}
     if family in ("torch.add", "triton add"):
         return lambda s: ([rand(s, p[0]), rand(s + 99, p[0])], {})
-    if family in unary:
+    if family in unary or family == "triton empty":
         return lambda s: ([rand(s, p[0])], {})
     if family in ("torch.softmax", "torch.cumsum"):
         return lambda s: ([rand(s, *p), -1], {})
@@ -306,14 +326,21 @@ def measured_calls(flushes: int, calls: int = NCU_CALLS) -> dict[str, int]:
 
 def calls_from_kernels(kernels: list[tuple[str, float]]) -> list[float]:
     """Per call, the summed duration (µs) of the kernels between one flush kernel and the next."""
-    groups: list[float] = []
-    started = False
+    return [sum(us for _, us in call) for call in _calls(kernels)]
+
+
+def kernel_counts(kernels: list[tuple[str, float]]) -> list[int]:
+    """Per call (as `calls_from_kernels` splits them), how many kernels it ran: ncu's fixed cost is per kernel."""
+    return [len(call) for call in _calls(kernels)]
+
+
+def _calls(kernels: list[tuple[str, float]]) -> list[list[tuple[str, float]]]:
+    groups: list[list[tuple[str, float]]] = []
     for name, us in kernels:
         if FLUSH_NAME in name:
-            groups.append(0.0)
-            started = True
-        elif started:
-            groups[-1] += us
+            groups.append([])
+        elif groups:
+            groups[-1].append((name, us))
     return groups
 
 
@@ -321,7 +348,7 @@ def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]],
                    clocks: list[float] | None = None) -> dict[str, dict[str, Any]]:
     """Per case of the child's plan ({"case", "first", "last"} call indices), the median ncu time of its calls,
     and with `clocks` (per kernel, MHz) the median SM clock they ran at."""
-    calls = calls_from_kernels(kernels)
+    calls, counts = calls_from_kernels(kernels), kernel_counts(kernels)
     mhz = call_clocks(kernels, clocks or [])
     out = {}
     for p in plan:
@@ -330,7 +357,8 @@ def ncu_case_times(kernels: list[tuple[str, float]], plan: list[dict[str, Any]],
             continue
         got = calls[p["first"]:p["last"]]
         if len(got) == p["last"] - p["first"] and got:
-            out[p["case"]] = {"us": statistics.median(got), "calls_us": got}
+            out[p["case"]] = {"us": statistics.median(got), "calls_us": got,
+                              "kernels": statistics.median(counts[p["first"]:p["last"]])}
             ran = [m for m in mhz[p["first"]:p["last"]] if m]
             if ran:
                 out[p["case"]]["mhz"] = statistics.median(ran)
@@ -357,12 +385,28 @@ def ratio_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def ncu_kernel_cost(rows: list[dict[str, Any]], col: str = "ncu_flush") -> float | None:
+    """ncu's fixed cost per kernel (µs): its time for the empty kernel less kgb's for the same launch (what
+    `gpu__time_duration` of a serialized, replayed kernel adds to the kernel's own interval); None unmeasured."""
+    r = next((r for r in rows if r.get("case") == EMPTY_CASE), {})
+    return r[col] - r["kgb"] if _pos(r.get(col)) and _pos(r.get("kgb")) else None
+
+
+def less_cost(r: dict[str, Any], cost_us: float | None, col: str = "ncu_flush") -> float | None:
+    """A row's ncu time less `cost_us` per kernel of its calls (None where either is unknown)."""
+    n = r.get(f"{col}_kernels")
+    if cost_us is None or not _pos(r.get(col)) or not _pos(n):
+        return None
+    t = r[col] - n * cost_us
+    return t if t > 0 else None
+
+
 def done_when(rows: list[dict[str, Any]], floor_us: float = 10.0,
-              band: tuple[float, float] = (0.97, 1.03)) -> dict[str, Any]:
+              band: tuple[float, float] = (0.97, 1.03), cost_us: float | None = None) -> dict[str, Any]:
     """Issue 18's test: kgb / ncu (same writing flush) for every kernel of at least `floor_us`, in `band` or not;
     beside it ncu's own spread over its measured calls of the same kernel (max/min - 1), and whether kgb's time
     lies inside the range of those calls: a kgb time out of band but inside it differs from ncu no more than
-    ncu differs from itself."""
+    ncu differs from itself. With `cost_us` (`ncu_kernel_cost`), also kgb / (ncu less that cost per kernel)."""
     out = []
     for r in rows:
         if not (_pos(r.get("ncu_flush")) and _pos(r.get("kgb")) and r["ncu_flush"] >= floor_us):
@@ -376,31 +420,45 @@ def done_when(rows: list[dict[str, Any]], floor_us: float = 10.0,
              "cycles_ratio": (r["kgb"] * r["kgb_mhz"] / (r["ncu_flush"] * r["ncu_flush_mhz"])
                               if _pos(r.get("kgb_mhz")) and _pos(r.get("ncu_flush_mhz")) else None),
              "in_ncu_range": min(calls) <= r["kgb"] <= max(calls) if calls else None}
+        net = less_cost(r, cost_us)
+        k["ratio_less_cost"] = r["kgb"] / net if net else None
+        k["in_band_less_cost"] = band[0] <= k["ratio_less_cost"] <= band[1] if net else None
         out.append(k)
     return {"band": band, "floor_us": floor_us, "kernels": out, "in_band": sum(k["in_band"] for k in out),
-            "out_of_band_in_ncu_range": sum(bool(k["in_ncu_range"]) for k in out if not k["in_band"])}
+            "out_of_band_in_ncu_range": sum(bool(k["in_ncu_range"]) for k in out if not k["in_band"]),
+            "ncu_kernel_cost_us": cost_us, "in_band_less_cost": sum(bool(k["in_band_less_cost"]) for k in out),
+            "less_cost_measured": sum(k["in_band_less_cost"] is not None for k in out)}
 
 
 def format_done_when(dw: dict[str, Any]) -> str:
     """The printed done_when table: per kernel kgb, ncu, their ratio, ncu's own spread and range test."""
     lines = [f"{'case':28s} {'kgb us':>9s} {'ncu us':>9s} {'kgb/ncu':>8s} {'band':>5s} {'ncu spread':>10s} "
-             f"{'kgb in ncu range':>16s} {'MHz kgb/ncu':>11s} {'cycles kgb/ncu':>14s}"]
+             f"{'kgb in ncu range':>16s} {'MHz kgb/ncu':>11s} {'cycles kgb/ncu':>14s} {'less cost':>9s}"]
     for k in dw["kernels"]:
         spread = "-" if k["ncu_spread"] is None else f"{100 * k['ncu_spread']:.1f}%"
         mhz = f"{k['kgb_mhz']:.0f}/{k['ncu_mhz']:.0f}" if k.get("cycles_ratio") else "-"
         cycles = f"{k['cycles_ratio']:.3f}" if k.get("cycles_ratio") else "-"
         lines.append(f"{k['case']:28s} {k['kgb_us']:9.2f} {k['ncu_us']:9.2f} {k['ratio']:8.3f} "
                      f"{'in' if k['in_band'] else 'OUT':>5s} {spread:>10s} {str(k['in_ncu_range']):>16s} "
-                     f"{mhz:>11s} {cycles:>14s}")
+                     f"{mhz:>11s} {cycles:>14s} {_num(k.get('ratio_less_cost'), 9, 3)}")
     lines.append(f"{dw['in_band']} of {len(dw['kernels'])} kernels >= {dw['floor_us']:g} us in "
                  f"{dw['band'][0]}-{dw['band'][1]}; of the others, {dw['out_of_band_in_ncu_range']} inside the "
                  f"range of ncu's own calls")
+    if dw.get("ncu_kernel_cost_us") is not None:
+        lines.append(f"ncu's cost per kernel (empty kernel, ncu less kgb): {dw['ncu_kernel_cost_us']:.2f} us; "
+                     f"less that cost per kernel, {dw['in_band_less_cost']} of {dw['less_cost_measured']} in band")
     return "\n".join(lines)
 
 
-def speedups(rows: list[dict[str, Any]], tol: float = 0.03, floor_us: float = 10.0) -> list[dict[str, Any]]:
+def _num(v: Any, w: int, p: int) -> str:
+    return f"{v:>{w}.{p}f}" if isinstance(v, int | float) and not isinstance(v, bool) else f"{'-':>{w}}"
+
+
+def speedups(rows: list[dict[str, Any]], tol: float = 0.03, floor_us: float = 10.0,
+             cost_us: float | None = None) -> list[dict[str, Any]]:
     """Per FlagGems row and its native row (same size): native/FlagGems time by kgb and by ncu-flush, their
-    ratio, and whether it is within `tol` of 1; `floor` says both ncu times are at least `floor_us`."""
+    ratio, and whether it is within `tol` of 1; `floor` says both ncu times are at least `floor_us`; with
+    `cost_us`, the same against ncu less that cost per kernel (`within_less_cost`)."""
     native = {(r["family"], r["size"]): r for r in rows if r.get("family") not in FLAGGEMS}
     out = []
     for fg in rows:
@@ -418,6 +476,9 @@ def speedups(rows: list[dict[str, Any]], tol: float = 0.03, floor_us: float = 10
         p["within"] = abs(p["ratio"] - 1) <= tol if p["ratio"] else None
         times = [p["native_ncu_flush_us"], p["flaggems_ncu_flush_us"]]
         p["floor"] = all(_pos(t) and t >= floor_us for t in times)
+        a, b = less_cost(nat or {}, cost_us), less_cost(fg, cost_us)
+        p["ratio_less_cost"] = k / (a / b) if k and a and b else None
+        p["within_less_cost"] = abs(p["ratio_less_cost"] - 1) <= tol if p["ratio_less_cost"] else None
         out.append(p)
     return out
 
@@ -427,22 +488,22 @@ def speedup_summary(pairs: list[dict[str, Any]], tol: float = 0.03) -> dict[str,
     measured = [p for p in pairs if p["within"] is not None]
     return {"tol": tol, "pairs": pairs, "measured": len(measured), "within": sum(p["within"] for p in measured),
             "measured_floor": sum(p["floor"] for p in measured),
-            "within_floor": sum(p["within"] for p in measured if p["floor"])}
+            "within_floor": sum(p["within"] for p in measured if p["floor"]),
+            "within_less_cost": sum(bool(p.get("within_less_cost")) for p in measured),
+            "measured_less_cost": sum(p.get("within_less_cost") is not None for p in measured)}
 
 
 def format_speedups(pairs: list[dict[str, Any]]) -> str:
     """The printed speedup table: FlagGems over native by kgb and by ncu-flush, one line per pair."""
-    def f(v: Any, w: int, p: int) -> str:
-        return f"{v:>{w}.{p}f}" if isinstance(v, int | float) and not isinstance(v, bool) else f"{'-':>{w}}"
-
+    f = _num
     head = (f"{'op':<14}{'size':<20}{'nat kgb':>10}{'fg kgb':>10}{'nat ncu':>10}{'fg ncu':>10}"
-            f"{'kgb x':>8}{'ncu x':>8}{'ksum x':>8}{'kgb/ncu':>9}  within")
+            f"{'kgb x':>8}{'ncu x':>8}{'ksum x':>8}{'kgb/ncu':>9}{'less cost':>10}  within")
     lines = [head, "-" * len(head)]
     for p in pairs:
         lines.append(f"{p['op']:<14}{p['size']:<20}" + f(p["native_kgb_us"], 10, 2) + f(p["flaggems_kgb_us"], 10, 2)
                      + f(p["native_ncu_flush_us"], 10, 2) + f(p["flaggems_ncu_flush_us"], 10, 2)
                      + f(p["kgb_speedup"], 8, 3) + f(p["ncu_flush_speedup"], 8, 3) + f(p["ksum_speedup"], 8, 3)
-                     + f(p["ratio"], 9, 3) + "  " + {True: "yes", False: "NO", None: "-"}[p["within"]]
+                     + f(p["ratio"], 9, 3) + f(p.get("ratio_less_cost"), 10, 3) + "  " + {True: "yes", False: "NO", None: "-"}[p["within"]]
                      + ("" if p["floor"] or p["within"] is None else " (<10us)"))
     return "\n".join(lines)
 
@@ -727,6 +788,7 @@ def _row(c: Case, ncu_res: dict[str, dict[str, Any]], deadline: float, methods: 
         row[col] = r["us"]
         row[f"{col}_calls"] = r.get("calls_us")
         row[f"{col}_mhz"] = r.get("mhz")
+        row[f"{col}_kernels"] = r.get("kernels")
         if r.get("error") and not skip:
             row["note"] = (row.get("note", "") + f" {col}: {r['error']}").strip()[:300]
     print(f"{c.id}: " + ", ".join(f"{k}={row.get(k)}" for k in (*METHODS, *NCU_COLUMNS)), flush=True)
@@ -774,7 +836,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         child_main(args.child.split(","), args.plan, int(os.environ.get("KGB_NCU_CALLS", NCU_CALLS)))
         return 0
     if args.analyze:
-        print(format_done_when(done_when(json.loads(args.analyze.read_text())["rows"])))
+        rows = json.loads(args.analyze.read_text())["rows"]
+        print(format_done_when(done_when(rows, cost_us=ncu_kernel_cost(rows))))
         return 0
     os.environ["KGB_NCU_CALLS"] = str(args.ncu_calls)  # read by the children ncu starts
     if args.out is None:
@@ -807,16 +870,19 @@ def _report(args: argparse.Namespace, rows: list[dict[str, Any]], state: dict[st
     import torch
 
     summary = ratio_summary(rows)
-    pairs = speedups(rows)
+    cost = ncu_kernel_cost(rows)
+    pairs = speedups(rows, cost_us=cost)
     print(format_table(rows, summary))
     if pairs:
         print("\nFlagGems speedup over the native op (x = native/FlagGems), kgb vs ncu-flush, within 3 %:")
         print(format_speedups(pairs))
-    dw = done_when(rows)
-    dw["speedups"] = speedup_summary(pairs)
+    dw = done_when(rows, cost_us=cost)
+    dw["speedups"] = s = speedup_summary(pairs)
     print(format_done_when(dw))
     print(f"done_when: {dw['in_band']} of {len(dw['kernels'])} kernels >= {dw['floor_us']:g} us in band; "
-          f"speedups within 3 %: {dw['speedups']['within']} of {dw['speedups']['measured']} pairs")
+          f"speedups within 3 %: {s['within']} of {s['measured']} pairs; less ncu's cost per kernel "
+          f"({cost if cost is None else round(cost, 2)} us): {dw['in_band_less_cost']} of "
+          f"{dw['less_cost_measured']} kernels, {s['within_less_cost']} of {s['measured_less_cost']} pairs")
     doc = {"rows": rows, "summary": summary, "done_when": dw, "gpu": state, "elapsed_s": time.monotonic() - t0,
            "ncu": args.ncu, "torch": torch.__version__, "ncu_runs": RUNS,
            "argv": {"only": args.only, "families": args.families, "methods": args.methods,

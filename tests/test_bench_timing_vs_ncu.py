@@ -150,15 +150,17 @@ spec = importlib.util.spec_from_file_location("bt", {str(SCRIPT)!r}); b = import
 sys.modules["bt"] = b; spec.loader.exec_module(b)
 tiny = {{"torch.add": (300,), "triton add": (300,), "torch.sum": (300,), "copy_": (300,),
         "torch.mm": (8, "float32"), "triton row sum": (3, 70), "torch.argmax": (300,), "torch.cos": (300,),
-        "torch.softmax": (3, 70), "torch.cumsum": (3, 70), "torch.index_select": (3, 70, 20)}}
+        "torch.softmax": (3, 70), "torch.cumsum": (3, 70), "torch.index_select": (3, 70, 20), "triton empty": (1,)}}
 ref = {{"torch.add": lambda x, y: x + y, "triton add": lambda x, y: x + y, "torch.sum": lambda x: x.sum(),
        "copy_": lambda d, s: s, "torch.mm": lambda x, y: x @ y, "triton row sum": lambda x, d: x.sum(d),
        "torch.argmax": lambda x: torch.tensor(max(range(x.numel()), key=lambda i: x[i].item())),
        "torch.cos": lambda x: torch.tensor([math.cos(v) for v in x.tolist()]),
        "torch.softmax": lambda x, d: x.exp() / x.exp().sum(d, keepdim=True),
        "torch.cumsum": lambda x, d: torch.tensor([list(itertools.accumulate(r)) for r in x.tolist()]),
-       "torch.index_select": lambda x, d, i: torch.stack([x[:, j] for j in i.tolist()], dim=1)}}
-assert set(tiny) == {{f[0] for f in b.FLAGGEMS.values()}} | {{"triton add", "torch.mm", "triton row sum", "copy_"}}
+       "torch.index_select": lambda x, d, i: torch.stack([x[:, j] for j in i.tolist()], dim=1),
+       "triton empty": lambda x: None}}
+assert set(tiny) == {{f[0] for f in b.FLAGGEMS.values()}} | {{"triton add", "torch.mm", "triton row sum", "copy_",
+                                                            "triton empty"}}
 for fam, params in tiny.items():
     fn, sets = b.build(b.Case("t", fam, "", params), torch.device("cpu"))
     a, kw = sets(1)
@@ -311,7 +313,8 @@ def test_speedups_pair_rows_by_size_and_judge_kgb_against_ncu(b):
     s = b.speedup_summary(b.speedups(rows))
     assert (s["measured"], s["within"], s["measured_floor"], s["within_floor"]) == (3, 2, 2, 1)
     table = b.format_speedups(b.speedups(rows))
-    assert "0.950  NO" in table and "0.976  yes" in table and "(<10us)" in table and len(table.splitlines()) == 7
+    assert "0.950         -  NO" in table and "0.976         -  yes" in table and "(<10us)" in table
+    assert len(table.splitlines()) == 7
 
 
 def test_speedups_tolerance_is_three_percent_either_way(b):
@@ -320,3 +323,38 @@ def test_speedups_tolerance_is_three_percent_either_way(b):
 
     assert within(50.0 / 1.029) and within(50.0 / 0.971)
     assert not within(50.0 / 1.031) and not within(50.0 / 0.969)
+
+
+def test_ncu_times_count_each_calls_kernels(b):
+    calls = [[("gemm", 10_000), ("splitk_reduce", 500)]] * (b.NCU_WARMUP + b.NCU_CALLS)
+    stream, plan = _child_stream(b, [("m", ["randn"], calls), ("a", [], [[("add", 2000)]] * len(calls))])
+    got = b.ncu_case_times(b.parse_ncu_csv(_csv(stream)), plan)
+    assert got["m"]["kernels"] == 2 and got["a"]["kernels"] == 1
+    assert b.kernel_counts([("x", 1.0), (b.FLUSH_NAME, 1.0), ("k", 1.0), ("k", 2.0), (b.FLUSH_NAME, 1.0)]) == [2, 0]
+
+
+def test_ncus_cost_per_kernel_comes_from_the_empty_kernel_and_is_taken_off_per_kernel(b):
+    rows = [{"case": b.EMPTY_CASE, "kgb": 0.9, "ncu_flush": 2.3, "ncu_flush_kernels": 1},
+            {"case": "one", "kgb": 20.0, "ncu_flush": 21.4, "ncu_flush_kernels": 1},
+            {"case": "two", "kgb": 54.9, "ncu_flush": 57.7, "ncu_flush_kernels": 2},
+            {"case": "old", "kgb": 30.0, "ncu_flush": 30.0}]
+    cost = b.ncu_kernel_cost(rows)
+    assert cost == pytest.approx(1.4)
+    assert b.less_cost(rows[2], cost) == pytest.approx(54.9) and b.less_cost(rows[3], cost) is None
+    assert b.less_cost(rows[1], None) is None and b.less_cost({"ncu_flush": 2.0, "ncu_flush_kernels": 2}, 1.4) is None
+    d = b.done_when(rows, cost_us=cost)
+    got = {k["case"]: (k["in_band"], k["in_band_less_cost"]) for k in d["kernels"]}
+    assert got == {"one": (False, True), "two": (False, True), "old": (True, None)}
+    assert (d["in_band"], d["in_band_less_cost"], d["less_cost_measured"]) == (1, 2, 2)
+    assert "1.40 us" in b.format_done_when(d) and "2 of 2 in band" in b.format_done_when(d)
+    assert b.ncu_kernel_cost(rows[1:]) is None and b.done_when(rows)["ncu_kernel_cost_us"] is None
+
+
+def test_speedups_less_ncus_cost_per_kernel(b):
+    rows = _pair_rows(10.0, 54.9, 11.4, 57.7)
+    rows[0]["ncu_flush_kernels"], rows[1]["ncu_flush_kernels"] = 1, 2
+    (p,) = b.speedups(rows, cost_us=1.4)
+    assert p["within"] is False and p["ratio_less_cost"] == pytest.approx(1.0) and p["within_less_cost"] is True
+    s = b.speedup_summary([p])
+    assert (s["within_less_cost"], s["measured_less_cost"]) == (1, 1)
+    assert b.speedups(rows)[0]["within_less_cost"] is None
