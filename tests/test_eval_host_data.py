@@ -37,10 +37,44 @@ def test_host_data_as_large_as_the_output_is_host_compute() -> None:
 @pytest.mark.parametrize(("out_numel", "host_built"), [
     (1000, 999),  # a table smaller than the output (pointer arrays, shape vectors)
     (1000, 0),
-    (FLOOR_ELEMS - 1, FLOOR_ELEMS - 1),  # too small to tell
+    (FLOOR_ELEMS - 1, FLOOR_ELEMS - 1),  # too small to tell by size: judged by what changed between rounds
 ])
 def test_small_host_tables_and_small_outputs_are_not_judged(out_numel: int, host_built: int) -> None:
     assert judge(ADD, _sized(out_numel, host_built)) is None
+
+
+@pytest.mark.parametrize(("out_numel", "changed", "caught"), [
+    (1, 0, False),  # a wrapper's constants and tables repeat from round to round
+    (1, 1, True),  # a whole-tensor sum handed to the kernel as a float that changed with the data
+    (5, 2, False),
+    (5, 3, True),  # one float64 carries two float32 answers: a value per two elements
+    (FLOOR_ELEMS, 100, False),  # from FLOOR_ELEMS on, judged by the shares of the output (launch floats, ...)
+])
+def test_a_tiny_output_is_judged_by_the_values_that_changed_from_the_previous_round(out_numel, changed, caught):
+    sizes = Sizes(returns=((out_numel, 4 * out_numel),), args={"self": (out_numel, 4 * out_numel)})
+    found = judge(ADD, call_report(sizes=sizes, values_changed=changed))
+    assert (found is not None) is caught
+    assert not caught or f"{changed} value(s)" in found and f"{out_numel} element(s)" in found
+
+
+def test_a_random_ops_tiny_output_is_not_judged_by_its_changing_seed() -> None:
+    bern = example_task("aten/bernoulli.p")
+    assert bern.semantics == "random"
+    assert judge(bern, call_report(sizes=Sizes(returns=((1, 4),), args={"self": (1, 4)}), values_changed=4)) is None
+
+
+def test_the_recorder_logs_host_made_values_for_the_round_comparison() -> None:
+    def made(value: float):
+        rec, check, _ = sealed_recorder()
+        with rec:
+            torch.tensor([7.0, value])
+        assert check(0) == []  # the logged values are in the seal's tally
+        return rec.scalars
+
+    same, other = made(1.5), made(2.5)
+    assert made(1.5).changed(same, frozenset({"meta"})) == 0
+    assert other.changed(same, frozenset({"meta"})) == 1  # the table's 7.0 repeats, the value does not
+    assert other.changed(same, frozenset({"host"})) == 0  # the size-judged channel leaves host data out
 
 
 def test_an_argument_the_task_does_not_declare_mutable_is_not_an_output() -> None:

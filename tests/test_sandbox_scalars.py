@@ -72,6 +72,20 @@ def _log(*launches: tuple) -> ScalarLog:
     return log
 
 
+def test_host_values_and_tensor_places_can_be_left_out_of_the_count():
+    def log(offset: int, value: bytes) -> ScalarLog:
+        out = _log(("k", (torch.zeros(64)[offset:offset + 8], 2.5)))
+        out.add_host("float32", value + bytes(4))
+        return out
+
+    before = log(0, b"\x00\x00\x80?")
+    assert log(8, b"\x00\x00\x00@").changed(before) == 2  # the place and the first host word
+    assert log(8, b"\x00\x00\x00@").changed(before, frozenset({"meta"})) == 1
+    assert log(8, b"\x00\x00\x00@").changed(before, frozenset({"host"})) == 1
+    no_host = _log(("k", (torch.zeros(64)[:8], 2.5)))
+    assert no_host.changed(before, frozenset({"host"})) == 0  # a host call missing leaves the kernel order alone
+
+
 def test_a_round_counts_the_scalars_the_previous_round_did_not_hand_at_the_same_place():
     sizes = ("k", (4, 3, 1024))
     assert _log(sizes).changed(None) == 0  # the first round: nothing to compare with

@@ -204,6 +204,8 @@ class DispatchRecorder(TorchDispatchMode):
             self._keep_bytes(str(t.dtype).removeprefix("torch."), ctypes.string_at(_T_DATA_PTR(t), nbytes) if nbytes else b"")
 
     def _keep_bytes(self, dtype: str, data: bytes) -> None:
+        # Its first values by position too, compared with the previous round's (an answer changes, a table not).
+        self._note("", SCALARS, self.scalars.add_host(dtype, data))
         if self._kept + len(data) > HOST_KEEP_BYTES:
             return
         kept = (dtype, data)

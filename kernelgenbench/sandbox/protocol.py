@@ -220,6 +220,9 @@ class CallReport(Message):
     # the other scalars handed to the call's launches (small ints, string chunks, baked or passed) that the same
     # workload's previous round did not hand them (sandbox/worker.py: shape-made scalars repeat)
     launch_leaves_changed: int = 0
+    # the same over every scalar but tensor places, and over host-made data's first values: how an output under
+    # a handful of elements is judged (a shape table repeats, an answer made on the host does not)
+    values_changed: int = 0
     # what the call's interpreted kernels name that no GPU compile allows (sandbox/kernel_rules.py)
     kernel_rule_breaks: tuple[str, ...] = ()
     # loads and stores of interpreted launches outside every tensor's memory, and the first of them

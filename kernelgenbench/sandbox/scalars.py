@@ -269,24 +269,51 @@ class ScalarLog:
                 self.over += 1
         return taken
 
-    def changed(self, before: ScalarLog | None) -> int:
+    def add_host(self, dtype: str, data: bytes) -> int:
+        """Log, as a call of its own, the first HOST_VALUES elements of host-made tensor data as ("host", word)
+        leaves: a table of shapes repeats from round to round, an answer made on the host does not. Returns how
+        many were taken."""
+        size = _ITEMSIZE.get(dtype, 1)
+        self.start(HOST_CALL + dtype)
+        taken = 0
+        for i in range(0, min(len(data), HOST_VALUES * size), size):
+            if self.kept >= MAX_LOGGED:
+                self.over += 1
+                break
+            self._open.append(("host", data[i:i + size]))
+            self.kept += 1
+            taken += 1
+        return taken
+
+    def changed(self, before: ScalarLog | None, skip: frozenset[str] = frozenset()) -> int:
         """How many of this round's scalars `before` (the previous round of the same shapes) did not hand at the
         same place: each call compared with the call of the same name at the same position counted from the
         first call or from the last (an autotuner's first round adds calls in front), the smaller count kept; and
-        the sequence of names likewise (which kernel ran when is a channel too)."""
+        the sequence of names likewise (which kernel ran when is a channel too). Leaves of a kind in `skip`
+        are not counted (nor calls that hold only those)."""
         if before is None:
             return 0
-        total = self.over + _aligned([[n] for n in self.order], [[n] for n in before.order])
+        kept = [n for n in self.order if self._counted(n, skip)]
+        total = self.over + _aligned([[n] for n in kept], [[n] for n in before.order if before._counted(n, skip)])
         for name, now in self.calls.items():
-            total += _aligned(now, before.calls.get(name, []))
+            total += _aligned(now, before.calls.get(name, []), skip)
         return total
 
+    def _counted(self, name: str, skip: frozenset[str]) -> bool:
+        return "host" not in skip or not name.startswith(HOST_CALL)
 
-def _aligned(now: list[list[Any]], prev: list[list[Any]]) -> int:
+
+HOST_CALL = "host:"  # the call name prefix of host-made data logged by `add_host`
+HOST_VALUES = 64  # elements of one host-made tensor logged (more than any tiny output; a table's first words)
+_ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128": 16, "float32": 4, "int32": 4,
+             "uint32": 4, "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "complex32": 4}
+
+
+def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset()) -> int:
     """`_apart` with the calls aligned from the first and from the last, the smaller count."""
     shift = len(now) - len(prev)
-    starts = _apart(now, prev, 0)
-    return starts if not shift else min(starts, _apart(now, prev, shift))
+    starts = _apart(now, prev, 0, skip)
+    return starts if not shift else min(starts, _apart(now, prev, shift, skip))
 
 
 def _number_key(x: float | int) -> tuple[str, Any]:
@@ -295,11 +322,13 @@ def _number_key(x: float | int) -> tuple[str, Any]:
     return ("f", struct.pack("<d", x)) if _type(x) is float else ("i", x)
 
 
-def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int) -> int:
-    """Scalars of `now` not at the same place in `prev`, call i against call i - shift."""
+def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozenset[str] = frozenset()) -> int:
+    """Scalars of `now` not at the same place in `prev`, call i against call i - shift (kinds in `skip` left
+    uncounted)."""
     total = 0
     for i, call in enumerate(now):
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
-        total += sum(1 for k, leaf in enumerate(call) if k >= len(other) or other[k] != leaf)
+        total += sum(1 for k, leaf in enumerate(call)
+                     if leaf[0] not in skip and (k >= len(other) or other[k] != leaf))
     return total

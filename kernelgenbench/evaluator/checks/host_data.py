@@ -26,7 +26,8 @@ evidence in the candidate's process:
 Each channel counts as its share of its own threshold and the shares add up, so an answer split across them
 is still the answer. Also host_compute: a tensor pointed at a raw storage (`Tensor.set_(storage)`: a storage
 made from a list, `torch.UntypedStorage(list)`, dispatches nothing until then), and the inputs read out one
-element per op (`.item()`) for a sixteenth of the output. Outputs under `FLOOR_ELEMS` elements are not judged.
+element per op (`.item()`) for a sixteenth of the output. Outputs under `FLOOR_ELEMS` elements are judged by
+what changed from the previous round of the same shapes (`_tiny`).
 
 Results written with no op at all (a numpy view of the output, ctypes, `Tensor.map_`, a tensor on a Python
 buffer copied in by a launch) reach the first channel through the worker's write ledger (sandbox/ledger.py):
@@ -72,7 +73,7 @@ def judge(task: Task, report: CallReport) -> str | None:
     pointed at; element-by-element reads."""
     largest = largest_output(task, report)
     if largest < FLOOR_ELEMS:
-        return None
+        return _tiny(task, report, largest)
     if report.unseen_writes and profiled_compute(task, report):
         return None  # the memory was written by a native op the profiler saw (a composite's body): torch's work
     repointed = sorted(op for op in report.ops if op.startswith(_SET_STORAGE))
@@ -112,6 +113,21 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
                       f"sizes and strides, bools, dtypes) handed to Triton "
                       f"kernels or aten ops that the previous round of the same shapes did not hand at the same place"),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
+
+
+def _tiny(task: Task, report: CallReport, largest: int) -> str | None:
+    """An output of a handful of elements (a whole-tensor sum, a dot product, an argmax) is as small as any
+    table, so sizes and shares say nothing; what does is whether the values handed to kernels and ops, and the
+    host-made data, changed from the previous round of the same shapes and scalars: a wrapper's constants and
+    tables repeat, an answer computed on the host changes with the data (at least one value per two
+    elements: two float32 fit one float64). A random op's seed changes by design, so draws are not judged."""
+    if largest == 0 or task.semantics == "random":
+        return None
+    if 2 * report.values_changed >= largest:
+        return (f"{report.values_changed} value(s) handed to Triton kernels or aten ops, or made into tensors on "
+                f"the host, changed from the previous round of the same shapes and scalars, for an output of "
+                f"{largest} element(s): an answer computed on the host (a wrapper's constants repeat)")
+    return None
 
 
 def _read_out(report: CallReport, largest: int) -> str | None:
