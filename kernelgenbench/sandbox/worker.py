@@ -232,10 +232,15 @@ def _ids(value: Any) -> tuple[int, ...]:
 
 
 def _module_watched(modname: str, mod: types.ModuleType) -> dict[str, tuple[Any, str]]:
-    """A guarded module's functions and classes (their methods too) and, for the evaluator's own, its data."""
+    """A guarded module's functions and classes (their methods too) and, for the evaluator's own, its data and
+    every name it imported (a module, `dataclasses.replace`): the worker calls them by their global names."""
     pairs: dict[str, tuple[Any, str]] = {}
+    own = modname.startswith("kernelgenbench.")
     for n, v in vars(mod).items():
         if _is_data(mod, n, v):  # constants and state the recorders read (a name set, a pattern, a flag)
+            pairs[f"{modname}.{n}"] = (mod, n)
+        elif own and not n.startswith("__") and (isinstance(v, types.ModuleType) or callable(v)) \
+                and getattr(v, "__module__", None) != modname:
             pairs[f"{modname}.{n}"] = (mod, n)
         elif callable(v) and getattr(v, "__module__", None) == modname:
             pairs[f"{modname}.{n}"] = (mod, n)
@@ -611,13 +616,16 @@ def _draw(task: Any, spec: dict[str, Any], device: str, b: _Bound) -> tuple[dict
 
 def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str,
               send: Callable[[Any], bytes], key: int | None = None,
-              before: dict[str, str] | None = None, *, b: _Bound) -> tuple[CallReport, bytes | None]:
+              before: dict[str, str] | None = None, *, b: _Bound, hold: list[Any] | None = None,
+              ) -> tuple[CallReport, bytes | None]:
     """Call the candidate once under the recorders; the call's report and the outputs' transfer.
 
     With a fingerprint `key` and the inputs' fingerprints `before` the call (inputs drawn here), an argument
     the task does not declare mutable travels back only if its fingerprint changed; otherwise every tensor
     argument does. Its "tampering" marks come from checks run the moment the candidate's call returns:
-    the evaluator's functions, the recorder's integrity and its place on the mode stack.
+    the evaluator's functions, the recorder's integrity and its place on the mode stack. What the call returned
+    goes into `hold`, for the caller to drop only after the report is sent: a finalizer on it (weakref.finalize
+    runs the moment the last reference goes) must find no report to rewrite.
     """
     storages: dict[int, str] = {}
     inputs = []
@@ -647,6 +655,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                 b.hooks.open()
                 try:
                     ret = fn(*pos, **kw)
+                    if hold is not None:
+                        hold.append(ret)
                 finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
                     marks = b.hooks.close() + b.tampered(_LAUNCH_RUNS) + sealed(counter.ranges) \
                         + ([] if on_top() else [_OFF_STACK])
@@ -835,12 +845,17 @@ def _sizes(args: dict[str, Any], leaves: list[Any]) -> Sizes:
     return Sizes(returns=tuple(_tensor_size(v) for v in leaves), args={k: v for k, v in sized.items() if v is not None})
 
 
-def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b: _Bound) -> Timing:
+def _time(fn: Callable[..., Any], task: Any, msg: dict[str, Any], device: str, b: _Bound,
+          hold: list[Any] | None = None) -> Timing:
+    """The candidate timed on fresh argument sets; every set made goes into `hold` (dropped after the send)."""
     workload = _workload(task, msg["workload_id"])
     seeds = msg["seeds"]
+    kept = hold if hold is not None else []
 
     def arg_sets(i: int) -> tuple[list[Any], dict[str, Any]]:
-        return b.split_call_args(task, b.make_args(task, workload, seed=seeds[i % len(seeds)], device=device))
+        made = b.split_call_args(task, b.make_args(task, workload, seed=seeds[i % len(seeds)], device=device))
+        kept.append(made)
+        return made
 
     config = b.timing_config(**msg.get("config", {}))
     return b.time_callable(fn, arg_sets, device=device, config=config)
@@ -986,16 +1001,18 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
         args = s.refill(s.keep[0], args, b.storage_bytes) or args
     t_in = b.perf_counter() - t_in
     s.activity.armed = True
+    hold: list[Any] = [args, s.keep[:]]  # nothing of the candidate's dies (and runs a finalizer) until the send
     report, payload = s.run_call(fn, s.task, args, s.device, s.send, key=None if draw is None else int(draw["key"]),
-                                 before=before, b=b)
+                                 before=before, b=b, hold=hold)
     s.activity.armed = False
     marks = pre + list(report.tampering) + s.tampered() + s.activity.evidence()
     if b.tampered is not s.tampered:
         marks.append("the worker's bound tamper check was replaced")
     # the same mark seen before and after counts once
     report = replace(report, receive_s=t_in, inputs_before=before, tampering=tuple(dict.fromkeys(marks)))
-    s.keep[:] = [args]
     s.send_msg(s.conn, report, payload, msg.get("nonce"))
+    s.keep[:] = [args]
+    hold.clear()
 
 
 def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
@@ -1003,12 +1020,14 @@ def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     try:
         pre = s.b.hooks.close() + s.tampered()
         s.b.hooks.open()
+        hold: list[Any] = []
         try:
-            result = s.time_call(fn, s.task, msg, s.device, s.b)
+            result = s.time_call(fn, s.task, msg, s.device, s.b, hold)
         finally:
             post = s.b.hooks.close() + s.tampered()
         s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + post))),
                    None, msg.get("nonce"))
+        hold.clear()
     except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
         s.send_msg(s.conn, TimeReport(event="timing", timing=Timing(available=False,
                                                                     reason=f"timing failed: {exc!r}"[:500])),

@@ -20,5 +20,5 @@ CHECK = Check(
             "fake_guard_modules", "fake_fingerprint", "fake_timing", "refresh_snapshot", "patch_recorder_methods",
             "code_swap_wrapped_hook", "defer_gc_callback", "defer_signal_timer", "record_function_off",
             "rewrite_recorder_state", "rewrite_op_pattern", "reset_host_count",
-            "rt11_dispatch_library_override"),
+            "rt11_dispatch_library_override", "rt15_worker_replace_global"),
 )
