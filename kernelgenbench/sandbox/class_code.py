@@ -92,7 +92,7 @@ def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
         return True  # a C type's own method (object.__new__, int.__format__)
     if isinstance(f, FunctionType):
         where = f.__code__.co_filename
-        if where not in _trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
+        if where not in trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
                 and not (root and where.startswith(root)):
             return False
     elif not own_code_free(type(f), root, depth + 1):
@@ -132,7 +132,7 @@ def _cell_full(cell: Any) -> bool:
 
 
 @functools.cache
-def _trusted_files() -> frozenset[str]:
+def trusted_files() -> frozenset[str]:
     import abc
     import collections
     import dataclasses

@@ -31,7 +31,9 @@ from types import (
 from typing import Any
 
 from kernelgenbench.sandbox.class_code import own_code_free, triton_root
+from kernelgenbench.sandbox.class_code import trusted_files as _stdlib
 from kernelgenbench.sandbox.scalars import number_values
+from kernelgenbench.sandbox.triton_code import TritonCode
 
 # triton's CodeGenerator.builtin_namespace: the only Python builtins a kernel body may name.
 TRITON_BUILTINS = frozenset({"len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr",
@@ -40,6 +42,9 @@ TRITON_BUILTINS = frozenset({"len", "list", "range", "float", "int", "isinstance
 _CONSTANT_MODULES = ("math", "cmath", "operator", "triton")  # not builtins (vars, eval) nor functools
 _TRITON_LANGUAGE = ("triton.language", "triton.experimental.gluon.language")
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
+# The builtins a body may name, as Python holds them when this module is imported (before the candidate): a
+# name that holds anything else at a launch (`builtins.max` swapped for the launch's length) is that thing.
+_BUILTINS = {n: getattr(builtins, n) for n in TRITON_BUILTINS}
 
 
 @dataclass(frozen=True)
@@ -51,13 +56,22 @@ class _Body:
     handles: tuple[int, ...]  # lines that read `.handle` (the interpreter's numpy block behind a tl.tensor)
     writes: tuple[tuple[str, int], ...]  # globals or closure cells the body assigns (`global X`)
     dynamic: tuple[tuple[str, tuple[str, ...], int], ...]  # getattr(root.a, name) with a name known at run time
+    dunders: tuple[tuple[str, int], ...] = ()  # `.__dict__`, `.__code__`...: an object's internals, on any value
+    attr_writes: tuple[tuple[str, int], ...] = ()  # `obj.attr = v`, `del obj.attr`
+
+
+@functools.cache
+def default_triton() -> TritonCode:
+    """triton's code as loaded at the first call (the worker builds its own before the candidate's import)."""
+    return TritonCode()
 
 
 class KernelRules:
     """The rule's breaks and the baked-in numbers of each launched kernel; kept for the worker's life (what a
     constant held at a kernel's last launch is remembered across calls)."""
 
-    def __init__(self) -> None:
+    def __init__(self, triton: TritonCode | None = None) -> None:
+        self.triton = triton or TritonCode()  # triton's own code, as loaded now (before the candidate)
         self._bodies: dict[CodeType, _Body] = {}
         self._last: dict[tuple[Any, ...], int] = {}
         # per function judged at the last check: what each name it reads held then (by identity)
@@ -71,10 +85,11 @@ class KernelRules:
         keeps them where the rule was off)."""
         runs = runs or _function
         self._held = []
-        breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v)]
+        tc = self.triton
+        breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v, tc)]
         numbers: list[float | int] = []
         seen: set[CodeType] = set()
-        todo = [_own(runs(kernel))] + [_own(runs(v)) for v in _jit_arguments(args)]
+        todo = [_own(runs(kernel), tc)] + [_own(runs(v), tc) for v in _jit_arguments(args)]
         while todo:
             fn = todo.pop()
             if fn is None or fn.__code__ in seen:
@@ -85,18 +100,24 @@ class KernelRules:
             self._held.append((fn, body, held))
             for ref, value, line, via in _references(fn, body):
                 held[ref] = id(value)
-                why = _break(value, ref, via)
+                why = _break(value, ref, via, tc)
                 if why:
                     breaks.append(f"{fn.__qualname__} (line {line}) reads {ref}: {why}")
                 inner = value.value if _is_constexpr(value) else value
                 if _compile_time(inner):
                     continue  # host code a GPU compile runs on constants (interpreted: recorded and counted)
                 if _jit(inner):
-                    todo.append(_own(runs(inner)))
+                    todo.append(_own(runs(inner), tc))
                 else:
                     numbers.extend(self._changed((fn.__code__, ref), value))
-            breaks.extend(_body_breaks(fn, body))
+            breaks.extend(_body_breaks(fn, body, tc))
         return breaks, numbers
+
+    def literals(self) -> tuple[Any, ...]:
+        """The literal constants of the code the last checked kernels run (their nested code's too), in order:
+        a kernel's literals repeat from launch to launch; an answer written into its source (a rewritten
+        linecache entry, a code object built by hand) changes with the data."""
+        return tuple(_literals(fn.__code__) for fn, _, _ in self._held)
 
     def baked(self) -> list[Any]:
         """The values the last checked kernels read that a GPU compile bakes in (not modules, JIT functions or
@@ -105,8 +126,8 @@ class KernelRules:
         for fn, body, _ in self._held:
             out += [v for ref, v, _, via in _references(fn, body)
                     if (not (isinstance(v, ModuleType) or _jit(v) or callable(v) or v is _Absent
-                             or _triton_allowed(v, via)) or _is_constexpr(v))
-                    and _break(v, ref, via) is None]  # a break is judged as one, not as baked data
+                             or _triton_allowed(v, via, self.triton)) or _is_constexpr(v))
+                    and _break(v, ref, via, self.triton) is None]  # a break is judged as one, not as baked data
         return out
 
     def rebound(self) -> list[str]:
@@ -115,7 +136,7 @@ class KernelRules:
         out = []
         for fn, body, held in self._held:
             for ref, value, line, via in _references(fn, body):
-                why = _break(value, ref, via) if held.get(ref, id(value)) != id(value) else None
+                why = _break(value, ref, via, self.triton) if held.get(ref, id(value)) != id(value) else None
                 if why:
                     out.append(f"{fn.__qualname__} (line {line}) reads {ref}, rebound while the launch ran: {why}")
         return out
@@ -144,21 +165,27 @@ def _function(kernel: Any) -> FunctionType | None:
     return None
 
 
-def _own(fn: FunctionType | None) -> FunctionType | None:
-    """`fn` unless it is triton's own (tl.sum, tl.cdiv: triton.language compiles them)."""
-    if fn is None:
-        return None
-    module = sys.modules.get(str(fn.__globals__.get("__name__", "")))
-    if module is not None and module.__dict__ is fn.__globals__ and module.__name__.split(".")[0] == "triton":
-        return None
-    return fn
+def _own(fn: FunctionType | None, tc: TritonCode | None = None) -> FunctionType | None:
+    """`fn` unless it is triton's own (tl.sum, tl.cdiv: triton.language compiles them), by its code's identity:
+    a function made from the candidate's code with a triton module's globals is judged."""
+    return None if fn is None or (tc or default_triton()).function(fn) else fn
 
 
-def _body_breaks(fn: FunctionType, body: _Body) -> Iterator[str]:
+def _body_breaks(fn: FunctionType, body: _Body, tc: TritonCode | None = None) -> Iterator[str]:
     """What the body does that no GPU compile accepts, whatever its names hold."""
     for line in body.handles:
         yield (f"{fn.__qualname__} (line {line}) reads `.handle`, the interpreter's numpy array behind a block: "
                f"no GPU compiles it")
+    for attr, line in body.dunders:
+        yield (f"{fn.__qualname__} (line {line}) reads or sets `.{attr}`: no GPU compile reads an object's "
+               f"internals (the interpreter would hand over a block's host data)")
+    for attr, line in body.attr_writes:
+        yield f"{fn.__qualname__} (line {line}) assigns the attribute `.{attr}`, which a GPU compile refuses"
+    scope = _scope(fn)
+    for root, attrs, line in body.chains:
+        if _interpreter_own(scope.get(root, _Absent), root, "", tc) and (root, *attrs[:1]) not in _rewrite_refs()[1]:
+            yield (f"{fn.__qualname__} (line {line}) reads {'.'.join((root, *attrs))}: an attribute of the "
+                   f"interpreter's own `{root}`, which no kernel names (no GPU compile has it)")
     for name, line in body.writes:
         yield f"{fn.__qualname__} (line {line}) assigns the global `{name}`, which a GPU compile refuses"
     for root, attrs, line in body.dynamic:
@@ -167,12 +194,12 @@ def _body_breaks(fn: FunctionType, body: _Body) -> Iterator[str]:
                    f"time>): the interpreter would hand it a block's host data (`handle`), which no GPU compile has")
             continue
         value = _resolve(fn, root, attrs)
-        for attr, why in _dynamic_breaks(value):
+        for attr, why in _dynamic_breaks(value, tc):
             yield (f"{fn.__qualname__} (line {line}) reads getattr({'.'.join((root, *attrs))}, <a name known at run "
                    f"time>), which may be `{attr}`: {why}")
 
 
-def _dynamic_breaks(value: Any) -> Iterator[tuple[str, str]]:
+def _dynamic_breaks(value: Any, tc: TritonCode | None = None) -> Iterator[tuple[str, str]]:
     """For an attribute read by a name known only at run time: every attribute it could be that breaks the rule
     (a module's or a namedtuple type's own; any other object: that it is read at all)."""
     if isinstance(value, ModuleType) and str(getattr(value, "__name__", "")).split(".")[0] == "triton":
@@ -180,15 +207,15 @@ def _dynamic_breaks(value: Any) -> Iterator[tuple[str, str]]:
     if isinstance(value, ModuleType) or _namedtuple_type(value):
         via = str(getattr(value, "__name__", ""))
         for attr, held in list(vars(value).items()):
-            why = None if attr.startswith("__") else _break(held, attr, via)
+            why = None if attr.startswith("__") else _break(held, attr, via, tc)
             if why:
                 yield attr, why
                 return
-    elif value is not _Absent and not _triton_allowed(value):
+    elif value is not _Absent and not _triton_allowed(value, "", tc):
         yield "?", f"a {type(value).__name__}, whose attributes a GPU compile cannot read by a run-time name"
 
 
-def _argument_breaks(i: int, value: Any) -> Iterator[str]:
+def _argument_breaks(i: int, value: Any, tc: TritonCode | None = None) -> Iterator[str]:
     """A launch argument a GPU launch refuses: a plain Python function (bare or in a constexpr), a module, or an
     object that is no tensor, number, string, dtype or tuple of them (an object whose own methods, `__add__` or
     `__index__`, the interpreter would run inside the kernel, out of every recorder's sight)."""
@@ -200,7 +227,8 @@ def _argument_breaks(i: int, value: Any) -> Iterator[str]:
         if isinstance(v, type):
             yield (f"launch argument {i} is a class ({v.__name__}), which a GPU launch refuses (the interpreter "
                    f"would run its code in the kernel)")
-        elif isinstance(v, ModuleType) or (callable(v) and not _triton_allowed(v) and not _constant_function(v)):
+        elif isinstance(v, ModuleType) or (callable(v) and not _triton_allowed(v, "", tc)
+                                           and not _constant_function(v, tc)):
             yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch refuses (the interpreter would "
                    f"call it on the host)")
         elif not callable(v) and not _launch_value(v):
@@ -240,6 +268,17 @@ _ATTR = ("LOAD_ATTR", "LOAD_METHOD")
 _CALL = ("PRECALL", "CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_KW", "KW_NAMES")
 
 
+def _literals(code: CodeType) -> tuple[Any, ...]:
+    """The constants of `code` and its nested code that are no code object, in order (docstrings included)."""
+    return tuple(k for c in _codes(code) for k in c.co_consts if not isinstance(k, CodeType))
+
+
+def code_key(kernel: Any) -> str:
+    """A short mark of the code a JIT function's Python function holds: two kernels of one name are two keys."""
+    fn = _function(kernel)
+    return f"{hash(fn.__code__) & 0xFFFFFFFF:08x}" if fn is not None else ""
+
+
 def _codes(code: CodeType) -> Iterator[CodeType]:
     """`code` and the code objects nested in it (comprehensions, lambdas the interpreter's rewrite adds)."""
     stack = [code]
@@ -257,6 +296,8 @@ def _read_code(code: CodeType) -> _Body:
     handles: set[int] = set()
     writes: list[tuple[str, int]] = []
     dynamic: list[tuple[str, tuple[str, ...], int]] = []
+    dunders: list[tuple[str, int]] = []
+    attr_writes: list[tuple[str, int]] = []
     free = set(code.co_freevars)
     for c in _codes(code):
         ins = list(dis.get_instructions(c))
@@ -266,6 +307,10 @@ def _read_code(code: CodeType) -> _Body:
             op, arg = x.opname, x.argval
             if (op in _ATTR + ("STORE_ATTR", "DELETE_ATTR") or op == "LOAD_CONST") and arg == "handle":
                 handles.add(line)  # `.handle`, or the name given to getattr on any object
+            if op in _ATTR + ("STORE_ATTR", "DELETE_ATTR") and str(arg).startswith("__") and str(arg).endswith("__"):
+                dunders.append((str(arg), line))
+            if op in ("STORE_ATTR", "DELETE_ATTR"):
+                attr_writes.append((str(arg), line))
             if op in ("STORE_GLOBAL", "DELETE_GLOBAL") or (op in ("STORE_DEREF", "DELETE_DEREF") and arg in free
                                                            and c is code):
                 writes.append((str(arg), line))
@@ -281,7 +326,8 @@ def _read_code(code: CodeType) -> _Body:
                     (chains if found[2] else dynamic).append((found[0], found[1], line))
                 elif not _literal_name(ins, i + 1):
                     dynamic.append(("", (), line))  # on a local (a block): "handle" hands it the host data
-    return _Body(tuple(names), tuple(chains), tuple(sorted(handles)), tuple(writes), tuple(dynamic))
+    return _Body(tuple(names), tuple(chains), tuple(sorted(handles)), tuple(writes), tuple(dynamic), tuple(dunders),
+                 tuple(attr_writes))
 
 
 def _attrs(ins: list[dis.Instruction], j: int) -> tuple[tuple[str, ...], int]:
@@ -348,7 +394,7 @@ def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, 
     for name, line in body.names:
         if name not in done:
             done.add(name)
-            yield name, scope.get(name, _Absent), line, ""
+            yield name, scope.get(name, _builtin(fn, name)), line, ""
     for root, attrs, line in body.chains:
         value, via = scope.get(root, _Absent), ""
         spelled = root
@@ -370,9 +416,21 @@ class _Absent:
     """A name a body reads that is neither global, closed over, nor a builtin."""
 
 
-def _break(value: Any, ref: str, via: str) -> str | None:
+def _builtin(fn: FunctionType, name: str) -> Any:
+    """What a name of the builtins triton knows resolves to in `fn` now (its own `__builtins__`, which a function
+    made by hand may bring); _Absent for any other name (judged by its spelling)."""
+    if name not in TRITON_BUILTINS:
+        return _Absent
+    held = FunctionType.__dict__["__builtins__"].__get__(fn) if "__builtins__" in FunctionType.__dict__ else None
+    held = vars(held) if isinstance(held, ModuleType) else held
+    return held.get(name, _Absent) if type(held) is dict else getattr(builtins, name, _Absent)
+
+
+def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> str | None:
     """Why a GPU compile refuses (or mis-bakes) what the body reads as `ref` (read from module `via`, "" for a
     name); None where it is allowed."""
+    if not via and ref in _BUILTINS and value is _BUILTINS[ref]:
+        return None
     if value is _Absent:
         if via:
             return None  # a missing module attribute raises the same AttributeError on a GPU: the call fails
@@ -384,11 +442,11 @@ def _break(value: Any, ref: str, via: str) -> str | None:
         return None  # undefined: the interpreter raises NameError as a GPU compile does
     if _is_constexpr(value):
         return _constexpr_break(value.value)
-    if _triton_allowed(value, via) or _interpreter_own(value, ref, via):
+    if _triton_allowed(value, via, tc) or _interpreter_own(value, ref, via, tc):
         return None
-    if via and ((_plain(value) and _exact_scalars(value)) or _constant_function(value)):
+    if via and ((_plain(value) and _exact_scalars(value)) or _constant_function(value, tc)):
         return None
-    if via.split(".")[0] == "triton" and _interpreter_patch(value):
+    if via.split(".")[0] == "triton" and _interpreter_patch(value, tc):
         return None
     kind = type(value).__name__
     if callable(value):
@@ -410,11 +468,46 @@ def _constexpr_break(inner: Any) -> str | None:
     return None
 
 
-def _interpreter_own(value: Any, ref: str, via: str) -> bool:
-    """What the interpreter's rewrite names, from the globals it copies into the kernel's module
-    (_InterpreterComparison, interpreter_semantic): the interpreter module's own object under that name."""
+def _interpreter_own(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> bool:
+    """What the interpreter's rewrite names (`_InterpreterComparison`), from the globals it copies into the
+    kernel's module: the interpreter module's own object under that name, with triton's code only. Any other
+    of its globals (interpreter_builder) no kernel names: on a GPU the name is undefined."""
     interpreter = sys.modules.get("triton.runtime.interpreter")
-    return not via and interpreter is not None and getattr(interpreter, ref, _Absent) is value
+    if via or interpreter is None or ref not in _rewrite_refs()[0] or getattr(interpreter, ref, _Absent) is not value:
+        return False
+    tc = tc or default_triton()
+    return tc.function(value) or _triton_class(value if isinstance(value, type) else type(value), tc)
+
+
+@functools.cache
+def _rewrite_refs() -> tuple[frozenset[str], frozenset[tuple[str, ...]]]:
+    """The names the interpreter's rewrite puts into a kernel's code (`ast.Name(id="...")` in its transformer), and
+    the attribute chains it reads off them (`interpreter_semantic.to_tensor`), read from its source."""
+    import importlib
+    import inspect
+    import re
+
+    try:
+        src = inspect.getsource(importlib.import_module("triton.runtime.interpreter"))
+    except (ImportError, OSError, TypeError):
+        return frozenset(), frozenset()
+    names = frozenset(re.findall(r"""ast\.Name\(\s*id\s*=\s*["'](\w+)["']""", src))
+    chains = frozenset(re.findall(r"""ast\.Attribute\(\s*value\s*=\s*ast\.Name\(\s*id\s*=\s*["'](\w+)["'].{0,80}?"""
+                                  r"""attr\s*=\s*["'](\w+)["']""", src, re.DOTALL))
+    return names, chains
+
+
+def _triton_class(cls: type, tc: TritonCode) -> bool:
+    """Every function a class (and its bases) defines is triton's own, by code identity, or the standard
+    library's (an Enum base's)."""
+    for c in type.__dict__["__mro__"].__get__(cls):
+        for v in list(type.__dict__["__dict__"].__get__(c).values()):
+            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+            fns = [f for f in (fn.fget, fn.fset, fn.fdel) if f is not None] if isinstance(fn, property) else [fn]
+            if any(isinstance(f, FunctionType) and not tc.function(f) and f.__code__.co_filename not in _stdlib()
+                   for f in fns):
+                return False
+    return True
 
 
 def _is_constexpr(value: Any) -> bool:
@@ -427,37 +520,45 @@ def _namedtuple_type(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
 
 
-def _interpreter_patch(value: Any) -> bool:
+def _interpreter_patch(value: Any, tc: TritonCode | None = None) -> bool:
     """What Triton's interpreter puts in place of a triton.language member during a launch (its own lambdas
-    and functions, partials of them, `print` for static_print)."""
+    and functions, partials of them, `print` for static_print): code of the interpreter's own."""
     value = getattr(value, "func", value) if isinstance(value, functools.partial) else value
-    if value is builtins.print:
+    if value is _BUILTINS["print"]:
         return True
     interpreter = sys.modules.get("triton.runtime.interpreter")
-    return isinstance(value, FunctionType) and interpreter is not None and value.__globals__ is interpreter.__dict__
+    return (isinstance(value, FunctionType) and interpreter is not None and value.__globals__ is interpreter.__dict__
+            and (tc or default_triton()).function(value))
 
 
 def _exception_class(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
-def _triton_allowed(value: Any, via: str = "") -> bool:
+def _triton_allowed(value: Any, via: str = "", tc: TritonCode | None = None) -> bool:
     """triton's `global_lookup` rule, with a member's module checked to hold it (a `__module__` set by hand
-    names no triton member)."""
+    names no triton member) and, given `tc`, its code checked to be triton's."""
     from triton import language
 
     if isinstance(value, (ModuleType, language.dtype, language.constexpr)) or _jit(value) or _namedtuple_type(value):
         return True
     marked = getattr(value, "__triton_builtin__", False) is True or getattr(value, "__triton_aggregate__", False) is True
-    if marked and _member_of(value, ("triton",), via):
+    if marked and _member_of(value, ("triton",), via, tc):
         return True  # a builtin's mark is trusted only on what triton's own modules hold
-    return _member_of(value, _TRITON_LANGUAGE, via)
+    return _member_of(value, _TRITON_LANGUAGE, via, tc)
 
 
-def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "") -> bool:
+def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "", tc: TritonCode | None = None) -> bool:
     """`value` is a function or class that the module it names (under one of `prefixes`) really holds, or that the
     module it was read from (`via`, under the same prefixes) holds under its name: the interpreter leaves a
-    member it patched for a launch (tl.static_range) re-exported where it was read but not where it was made."""
+    member it patched for a launch (tl.static_range) re-exported where it was read but not where it was made.
+    Given `tc`, a function's code must be triton's own and a class's functions too (a function the candidate
+    wrote and put into triton.language, its `__module__` set to match, is the candidate's)."""
+    if tc is not None and prefixes != _CONSTANT_MODULES:
+        if isinstance(value, FunctionType) and not tc.function(value):
+            return False
+        if isinstance(value, type) and not _triton_class(value, tc):
+            return False
     module = getattr(value, "__module__", None)
     name = getattr(value, "__name__", None)
     if not isinstance(module, str) or not isinstance(name, str):
@@ -517,7 +618,9 @@ def _exact_scalars(value: Any, depth: int = 0) -> bool:
     return not isinstance(value, _PLAIN) or type(value) in _PLAIN
 
 
-def _constant_function(value: Any) -> bool:
+def _constant_function(value: Any, tc: TritonCode | None = None) -> bool:
     """A function of Python's math or operator modules, or of triton's (triton.cdiv): what a GPU compile may
-    call on constants."""
+    call on constants (a Python function of triton's: its code triton's own)."""
+    if isinstance(value, FunctionType) and tc is not None and not tc.function(value):
+        return False
     return isinstance(value, (BuiltinFunctionType, FunctionType)) and _member_of(value, _CONSTANT_MODULES)
