@@ -257,3 +257,58 @@ def test_a_write_counts_as_small_by_the_memory_it_reaches_not_the_elements_it_sh
         out[:16].fill_(1.0)  # 16 elements written: no small write
         out.as_strided((3, 3), (1, 1)).zero_()  # overlapping rows: 5 elements reached
     assert rec.small_writes == 2
+
+
+_TINY_HOST_SUM = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy(src, dst, n):
+    i = tl.arange(0, 8)
+    tl.store(dst + i, tl.load(src + i, mask=i < n).to(dst.dtype.element_ty), mask=i < n)
+
+
+def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
+    # the static check does not follow .tolist() through a conditional expression: the run decides
+    vals = self.reshape(-1).tolist() if self.dim() else [self.tolist()]
+    width = self.shape[1]
+    sums = [0.0] * self.shape[0]
+    i = 0
+    for v in vals:
+        sums[i // width] += v
+        i += 1
+    src = torch.tensor(sums, dtype=torch.float64)
+    out = torch.empty(len(sums), dtype=self.dtype)
+    _copy[(1,)](src, out, len(sums))
+    return out
+'''
+
+
+def test_an_answer_made_on_the_host_for_a_tiny_output_is_caught_end_to_end(tmp_path) -> None:
+    """Row sums of a [3, 40] input (an output of 3 elements) made in Python and copied in by a Triton kernel:
+    host_compute, while the example's Triton kernel passes on the same workload."""
+    import json
+
+    from eval_helpers import EXAMPLE_SOLUTIONS, EXAMPLE_TASKS, run_kgb, task_rows, write_jsonl
+
+    row = next(r for r in map(json.loads, EXAMPLE_TASKS.read_text().splitlines()) if r["id"] == "aten/sum.dim_IntList")
+    work = next(w for w in row["workloads"] if w["purpose"] == "correctness")
+    work["args"]["self"]["shape"] = [3, 40]
+    row["workloads"] = [work]
+    row["workload_status"] = {"state": "partial", "reason": "test: one tiny correctness workload"}
+    tasks = write_jsonl(tmp_path / "tasks.jsonl", [row])
+    honest = (EXAMPLE_SOLUTIONS / "aten__sum.dim_IntList.py").read_text()
+    sols = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": row["id"], "code": _TINY_HOST_SUM, "candidate_id": "host"},
+        {"task_id": row["id"], "code": honest, "candidate_id": "honest"}])
+    out = tmp_path / "r.jsonl"
+    proc = run_kgb("eval", "--dataset", str(tasks), "--solutions", str(sols), "--device", "cpu", "--workers", "2",
+                   "--timeout", "60", "--memory-gib", "2", "--seed", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = {r["candidate_id"]: r for r in task_rows(out)}
+    assert got["honest"]["status"] == "passed", got["honest"]["evidence"][:300]
+    assert got["host"]["status"] == "host_compute", got["host"]["evidence"][:300]
+    assert "changed from the previous round" in got["host"]["evidence"]

@@ -20,8 +20,29 @@ def test_every_scalar_is_a_leaf_in_walk_order_and_text_counts_by_chunks():
 
 def test_a_tensor_arguments_place_in_its_storage_is_a_leaf():
     scratch = torch.zeros(1 << 16, dtype=torch.uint8)
-    assert list(leaves((scratch[40503:40504],))) == [("meta", 40503), ("meta", 1), ("meta", 1)]
-    assert list(leaves([torch.zeros(2, 3).t()])) == [("meta", 0), ("meta", 3), ("meta", 2), ("meta", 1), ("meta", 3)]
+    at = ("store", scratch.untyped_storage().data_ptr())
+    assert list(leaves((scratch[40503:40504],))) == [("meta", 40503), ("meta", 1), ("meta", 1), at]
+    t = torch.zeros(2, 3)
+    assert list(leaves([t.t()])) == [("meta", 0), ("meta", 3), ("meta", 2), ("meta", 1), ("meta", 3),
+                                     ("store", t.untyped_storage().data_ptr())]
+
+
+def test_a_tensor_is_logged_as_which_storage_it_is_an_input_an_older_one_or_one_made_in_the_call():
+    x, table, scratch = torch.zeros(4), [torch.full((1,), i) for i in range(3)], torch.zeros(4)
+    ptr = {id(t): t.untyped_storage().data_ptr() for t in (x, scratch, *table)}
+    older = frozenset(ptr[id(t)] for t in table)
+
+    def log(pick: int) -> ScalarLog:
+        out = ScalarLog()
+        out.places({ptr[id(x)]: "self"}, older)
+        out.start("k")
+        out.add((x, table[pick], torch.zeros(4)))
+        return out
+
+    first = log(0)
+    assert ("meta", ("input", "self")) in first.calls["k"][0] and ("meta", ("made", 0)) in first.calls["k"][0]
+    assert log(0).changed(first) == 0  # inputs and fresh allocations are no channel
+    assert log(2).changed(first) == 1  # which of the tables made at import it hands: one value per launch
 
 
 def test_values_are_read_through_their_base_type_not_the_candidates_methods():

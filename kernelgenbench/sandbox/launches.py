@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.kernel_rules import code_key
 from kernelgenbench.sandbox.scalars import ScalarLog
 
 _LOADED: set[str] = set()
@@ -198,6 +199,7 @@ class LaunchCounter:
             return
         self._judge(self.rules.check(kernel, args), interpreted=interpreted)
         self.note_values(self.rules.baked())  # the constants the kernel reads: their other scalars
+        self.scalars.add_literals(self.rules.literals())
 
     def judge_interpreted(self, kernel: Any, fn: Any, values: tuple[Any, ...] | None) -> None:
         """The rule applied, as the grid is set, to the function the interpreter's executor runs (`fn`) and to the
@@ -211,6 +213,7 @@ class LaunchCounter:
             breaks.append("the launch's executor runs another function than the one given to triton.jit")
         self._judge((breaks, numbers), interpreted=True)
         self.note_values((values, self.rules.baked()))
+        self.scalars.add_literals(self.rules.literals())
 
     def note_break(self, why: str) -> None:
         """A break of the compile rule found while an interpreted launch runs."""
@@ -248,7 +251,9 @@ class LaunchCounter:
             return lambda *args, **kwargs: self._plain_grid(host(*args, **kwargs))
         if isinstance(grid, (tuple, list)):
             with self.host_code():
-                return tuple(operator.index(g) for g in grid)
+                plain = tuple(operator.index(g) for g in grid)
+            self.note_values(plain)  # the grid carries numbers too (tl.num_programs): logged with the arguments
+            return plain
         return grid
 
     def _judge(self, found: tuple[list[str], list[float | int]], *, interpreted: bool) -> None:
@@ -314,7 +319,7 @@ class LaunchCounter:
             name = str(getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel"))
             if count:  # interpreted: no launcher, so no launch hook; this is where it ends
                 counter.launches[name] += 1
-            counter.scalars.start(name)
+            counter.scalars.start(f"{name}#{code_key(kernel)}")  # which kernel ran, by its code (one name, two kernels)
             counter.note_arguments(args, kwargs)
             counter.note_kernel(kernel, (*args, *kwargs.values()), interpreted=count)
             before, t0 = _compiled(kernel), time.perf_counter()

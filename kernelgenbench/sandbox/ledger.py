@@ -108,6 +108,10 @@ class WriteLedger:
             else:
                 self._table[ptr] = (weak, nbytes, self._digest(ptr, nbytes), dtype)
 
+    def live(self) -> frozenset[int]:
+        """The addresses of the live storages it holds (taken at a call's start: what existed before the call)."""
+        return frozenset(ptr for ptr, (weak, _, _, _) in self._table.items() if not _EXPIRED(weak))
+
     def spans(self, values: Iterable[Any] = ()) -> list[tuple[int, int]]:
         """(start, end) addresses of every live storage it holds and of `values`' storages: the memory a launch
         may use (sandbox/launch_memory.py)."""

@@ -223,6 +223,7 @@ class CallReport(Message):
     # the same over every scalar but tensor places, and over host-made data's first values: how an output under
     # a handful of elements is judged (a shape table repeats, an answer made on the host does not)
     values_changed: int = 0
+    host_changed: int = 0  # of those, host-made data's values (pointer-like words aside): a small output's channel
     # what the call's interpreted kernels name that no GPU compile allows (sandbox/kernel_rules.py)
     kernel_rule_breaks: tuple[str, ...] = ()
     # loads and stores of interpreted launches outside every tensor's memory, and the first of them

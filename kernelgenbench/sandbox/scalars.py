@@ -10,6 +10,7 @@ in a fixed order (so a caller can key them by position) as (kind, value):
     text      a chunk of _TEXT_CHUNK characters or bytes of a string, with its offset
     dtype     a torch or triton dtype, by name
     meta      a tensor's storage offset, sizes and strides
+    store     a tensor's storage address (ScalarLog tags it: which input, made in the call, or an older one)
     code      a function's, class's or module's identity
     overflow  the count of scalars left unwalked past `limit` (last)
 
@@ -37,6 +38,7 @@ INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a flo
 MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
 _BASE = torch._C.TensorBase
 _T_OFFSET, _T_SIZE, _T_STRIDE = _BASE.storage_offset, _BASE.size, _BASE.stride
+_T_STORAGE, _S_DATA_PTR = _BASE.untyped_storage, torch._C.StorageBase.data_ptr
 _SEQUENCES = (tuple, list, frozenset, set, collections.deque)
 _TEXT = (str, bytes, bytearray)
 _TEXT_CHUNK = 4  # characters or bytes of a string constant counted as one value (a float's worth of bits)
@@ -219,6 +221,10 @@ def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:
         return
     for x in meta:
         yield "meta", int(x)
+    try:
+        yield "store", _S_DATA_PTR(_T_STORAGE(t))
+    except (RuntimeError, NotImplementedError):
+        return
 
 
 MAX_LOGGED = 1 << 20  # scalars kept per call: far more than any kernel's or wrapper's (more count as changed)
@@ -236,6 +242,20 @@ class ScalarLog:
         self.over = 0  # scalars past MAX_LOGGED, or past a value's MAX_NUMBERS: counted as changed
         self.kept = 0
         self._open: list[tuple[str, Any]] = []
+        # which storage a tensor is, as a place: an input's name, one older than the call (by address: a table
+        # made at import stays where it is), or one made in the call; set per call (`places`)
+        self._inputs: dict[int, str] = {}
+        self._older: frozenset[int] = frozenset()
+
+    def places(self, inputs: dict[int, str], older: frozenset[int]) -> None:
+        """The call's inputs' storages (address: argument name) and the storages alive before it began."""
+        self._inputs, self._older = inputs, older
+
+    def _place(self, ptr: int) -> tuple[str, Any]:
+        name = self._inputs.get(ptr)
+        if name is not None:
+            return "meta", ("input", name)
+        return "meta", ("older", ptr) if ptr in self._older else ("made", 0)
 
     def start(self, name: str) -> None:
         """The next scalars belong to a new call of `name`."""
@@ -248,6 +268,8 @@ class ScalarLog:
         """Log every scalar in `values` to the open call; how many were taken (floats new to the set included)."""
         taken = 0
         for kind, x in leaves(values):
+            if kind == "store":
+                kind, x = self._place(x)
             if kind == "overflow":
                 self.over += x
             elif kind == "number":
@@ -269,6 +291,19 @@ class ScalarLog:
                 self.over += 1
         return taken
 
+    def add_literals(self, values: Any) -> int:
+        """Log a kernel's literal constants by position as ("literal", value) leaves, kept out of the distinct
+        floats (a literal is no argument; only a change from the previous round counts). Returns how many."""
+        taken = 0
+        for kind, x in leaves(values):
+            if self.kept >= MAX_LOGGED or kind == "overflow":
+                self.over += 1 if kind != "overflow" else x
+                continue
+            self._open.append(("literal", (kind, _number_key(x) if kind == "number" else x)))
+            self.kept += 1
+            taken += 1
+        return taken
+
     def add_host(self, dtype: str, data: bytes) -> int:
         """Log, as a call of its own, the first HOST_VALUES elements of host-made tensor data as ("host", word)
         leaves: a table of shapes repeats from round to round, an answer made on the host does not. Returns how
@@ -280,19 +315,22 @@ class ScalarLog:
             if self.kept >= MAX_LOGGED:
                 self.over += 1
                 break
-            self._open.append(("host", data[i:i + size]))
+            word = data[i:i + size]
+            self._open.append(("host", b"pointer" if size == 8 and _pointer_like(word) else word))
             self.kept += 1
             taken += 1
         return taken
 
-    def changed(self, before: ScalarLog | None, skip: frozenset[str] = frozenset()) -> int:
+    def changed(self, before: ScalarLog | None, skip: frozenset[str] = frozenset(), only: str = "") -> int:
         """How many of this round's scalars `before` (the previous round of the same shapes) did not hand at the
         same place: each call compared with the call of the same name at the same position counted from the
         first call or from the last (an autotuner's first round adds calls in front), the smaller count kept; and
         the sequence of names likewise (which kernel ran when is a channel too). Leaves of a kind in `skip`
-        are not counted (nor calls that hold only those)."""
+        are not counted (nor calls that hold only those); `only`: leaves of that kind alone, names not."""
         if before is None:
             return 0
+        if only:
+            return sum(_aligned(now, before.calls.get(name, []), frozenset(), only) for name, now in self.calls.items())
         kept = [n for n in self.order if self._counted(n, skip)]
         total = self.over + _aligned([[n] for n in kept], [[n] for n in before.order if before._counted(n, skip)])
         for name, now in self.calls.items():
@@ -309,11 +347,18 @@ _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128"
              "uint32": 4, "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "complex32": 4}
 
 
-def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset()) -> int:
+def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset(), only: str = "") -> int:
     """`_apart` with the calls aligned from the first and from the last, the smaller count."""
     shift = len(now) - len(prev)
-    starts = _apart(now, prev, 0, skip)
-    return starts if not shift else min(starts, _apart(now, prev, shift, skip))
+    starts = _apart(now, prev, 0, skip, only)
+    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only))
+
+
+def _pointer_like(word: bytes) -> bool:
+    """An int64 that reads as an address (16-aligned, past 4 GiB, under 2**48): a table of pointers a wrapper
+    rebuilds each call (a grouped kernel's operands) changes with the allocator, not with the data."""
+    x = int.from_bytes(word, "little")
+    return not x & 15 and (1 << 32) <= x < (1 << 48)
 
 
 def _number_key(x: float | int) -> tuple[str, Any]:
@@ -322,13 +367,14 @@ def _number_key(x: float | int) -> tuple[str, Any]:
     return ("f", struct.pack("<d", x)) if _type(x) is float else ("i", x)
 
 
-def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozenset[str] = frozenset()) -> int:
+def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozenset[str] = frozenset(),
+           only: str = "") -> int:
     """Scalars of `now` not at the same place in `prev`, call i against call i - shift (kinds in `skip` left
-    uncounted)."""
+    uncounted; with `only`, that kind alone counted)."""
     total = 0
     for i, call in enumerate(now):
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
         total += sum(1 for k, leaf in enumerate(call)
-                     if leaf[0] not in skip and (k >= len(other) or other[k] != leaf))
+                     if leaf[0] not in skip and (not only or leaf[0] == only) and (k >= len(other) or other[k] != leaf))
     return total

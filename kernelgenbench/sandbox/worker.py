@@ -641,6 +641,9 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels)
+    older = b.ledger.live() - storages.keys()
+    for log in (rec.scalars, counter.scalars):  # a tensor handed over is logged as which storage it is, too
+        log.places(storages, older)
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -665,7 +668,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
-            changed, values_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars))
+            changed, values_changed, host_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars))
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -674,6 +677,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
                         **_tallies(rec, counter), launch_leaves_changed=changed, values_changed=values_changed,
+                        host_changed=host_changed,
                         tampering=tuple(marks),
                         returns_none=ret is None, **_evidence(session, watch, at_start, b))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
@@ -684,19 +688,21 @@ def call_shape(args: dict[str, Any]) -> tuple:
     return tuple((k, _shape_key(v)) for k, v in args.items())
 
 
-def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...]) -> tuple[int, int]:
+def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...]) -> tuple[int, int, int]:
     """How many of the scalars this call handed its launches and ops (small ints, string chunks, bools, dtypes,
     tensor places) the last recorded call with the same shapes and scalars (`call_shape`: the workload's previous
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
     Second, the same count over every value but tensor places, host-made data's first values included (what a
-    tiny output is judged by). The call's logs are kept for the next round."""
+    tiny output is judged by); third, over host-made data's first values alone (a small output's). The call's
+    logs are kept for the next round."""
     before = rounds.get(shape)
     rounds[shape] = found
     if before is None:
-        return 0, 0
+        return 0, 0, 0
     pairs = list(zip(found, before, strict=True))
     return (sum(now.changed(prev, _HOST_ONLY) for now, prev in pairs),
-            sum(now.changed(prev, _PLACES) for now, prev in pairs))
+            sum(now.changed(prev, _PLACES) for now, prev in pairs),
+            sum(now.changed(prev, only="host") for now, prev in pairs))
 
 
 _HOST_ONLY, _PLACES = frozenset({"host"}), frozenset({"meta"})

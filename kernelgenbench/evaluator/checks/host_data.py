@@ -94,8 +94,11 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
     nbytes = largest_output(task, report, 1)
     if largest < SMALL_OUTPUT:  # as small as a shape or offset table: judged by the values found in it
         overflow = report.host_built >= largest and report.host_built_bytes > kept_bytes(report.host_made)
+        # host-made values that changed from the previous round of the same shapes: a table repeats, an answer
+        # (masked, XORed, offset: matching no value) changes with the data
         whole = max(report.host_matched / max(FLOOR_ELEMS // 2, largest // 2),
-                    float_elements(report.host_made) / largest, 1.0 if overflow else 0.0)
+                    float_elements(report.host_made) / largest, 1.0 if overflow else 0.0,
+                    report.host_changed / max(FLOOR_ELEMS // 2, largest // 2))
     else:
         whole = max(report.host_built / largest, report.host_built_bytes / nbytes)
     if task.semantics == "random":  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64
@@ -106,7 +109,9 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
     unseen = (f" ({report.unseen_writes} written with no op or launch, or on memory torch did not allocate)"
               if report.unseen_writes else "")
     return [(whole, f"tensors made from host values: {report.host_built} elements, {report.host_built_bytes} bytes"
-                    + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")),
+                    + unseen + (f", {report.host_matched} output values found in them" if report.host_matched else "")
+                    + (f", {report.host_changed} of their values changed from the previous round"
+                       if report.host_changed and largest < SMALL_OUTPUT else "")),
             (floats, f"{report.launch_floats} distinct floats (or float-sized ints) passed to Triton kernels as "
                      f"arguments or as constants that changed between launches, or to aten ops as scalar arguments"),
             (changed, f"{report.launch_leaves_changed} other scalars (small ints, string chunks, tensor arguments' offsets, "
