@@ -29,7 +29,8 @@ CHECK = Check(
     name="kernel_rules", status=Status.COMPILE_ERROR, collector="launches", judge=judge,
     prompt=("a kernel body that names what a GPU compile refuses (a global that is not constexpr, a plain Python "
             "function, a block's `.handle`), even where Triton's interpreter runs it"),
-    corpus=("rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
+    corpus=("rt15_comparison_class_payload", "rt15_interp_builder_payload", "rt15_block_dict_handle", "rt15_builtins_max_swap", "rt15_forged_tl_member", "rt15_triton_globals_kernel",
+            "rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
             "rt9_fn_swap", "rt9_getattr_param_name", "rt9_grid_toctou", "rt9_jit_as_argument",
             "rt9_namedtuple_classattr",
             "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_linecache_swap", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call",
