@@ -260,9 +260,38 @@ def test_host_compute_and_introspection(code, evidence):
     "import math\ndef f(x):\n    return math.prod(x.shape)\n",
     "def f(x, dims):\n    return [x.size(d) for d in dims]\n",
     "def f(array, cuda):\n    return array.shape, cuda\n",  # local names that happen to be module names
+    # reads that compute nothing under a forbidden entry: precision flags, compile queries, metadata ops
+    "import torch\nTF32 = torch.backends.cuda.matmul.allow_tf32\n",
+    "import torch\n@torch.compiler.disable\ndef f(x):\n    return x\n",
+    "from torch.compiler import is_compiling\nok = is_compiling()\n",
+    "import torch\ndef f(x):\n    return torch._dynamo.is_compiling() or x\n",
+    "import torch\ndef f(x):\n    return torch.ops.aten.is_non_overlapping_and_dense(x)\n",
+    "import torch\ndef f(x, y):\n    return torch.ops.aten.is_same_size.default(x, y)\n",
 ])
 def test_real_kernel_idioms_pass(code):
     assert check_source(code).passed, check_source(code).evidence
+
+
+@pytest.mark.parametrize(("code", "evidence"), [
+    ("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n",
+     "c.py:2: torch.backends.cuda.matmul.allow_tf32: changing the precision policy of the evaluation"),
+    ("import torch\nm = torch.backends.cuda.matmul\nm.allow_tf32 = True\n",
+     "c.py:2: torch.backends.cuda.matmul: changing the precision policy of the evaluation"),
+    ("import torch\ndel torch.backends.cuda.matmul.allow_tf32\n",
+     "c.py:2: torch.backends.cuda.matmul.allow_tf32: changing the precision policy of the evaluation"),
+    ("import torch\ntorch._dynamo.reset()\n",
+     "c.py:2: torch._dynamo.reset: a second kernel generator (Dynamo hands graphs to Inductor) instead of the "
+     "candidate's own Triton"),
+    ("import torch\ny = torch.ops.aten.is_same_size.nonesuch\n",
+     "c.py:2: torch.ops.aten.is_same_size.nonesuch: ATen compute called directly (the reference, not a kernel)"),
+    ("import torch\ny = torch.ops.aten.set_(1, 2)\n",
+     "c.py:2: torch.ops.aten.set_: ATen compute called directly (the reference, not a kernel)"),
+    ("import torch\ntorch.ops.aten.is_same_size = print\n",
+     "c.py:2: torch.ops.aten.is_same_size: ATen compute called directly (the reference, not a kernel)"),
+])
+def test_allowed_reads_are_reads_only(code, evidence):
+    v = check_source(code, "c.py")
+    assert (v.status, v.evidence) == (Status.FORBIDDEN_API, evidence)
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -200,6 +200,18 @@ def classify_recorded(name: str) -> OpClass:
     return min(classes, key=_RANK.index) if classes else OpClass.COMPUTE
 
 
+def metadata_only(name: str) -> bool:
+    """'aten::foo[.overload]' is an op torch knows whose every overload (or the one named) computes nothing and
+    reads no tensor data (`is_non_overlapping_and_dense`, `is_same_size`): a candidate may call it by name."""
+    packet = _packet(name)
+    if packet is None:
+        return False
+    overload = name.partition("::")[2].partition(".")[2]
+    if overload and overload not in packet.overloads():
+        return False
+    return _own_class(name) is OpClass.METADATA
+
+
 # Parts that make a composite's output out of fresh memory: someone must then write it.
 _FRESH = (OpClass.ALLOCATION, OpClass.FILL, OpClass.COPY)
 # Parts that show the work: compute, or a composite that computes (each judged itself). A scalar read does not:

@@ -24,6 +24,7 @@ from typing import Any
 
 from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import KgbError
+from kernelgenbench.evaluator.dispatch_guard import metadata_only
 from kernelgenbench.evaluator.parsing import parse
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.sources import Source, sources
@@ -55,6 +56,7 @@ class Forbidden:
     strings: dict[str, str]
     ctypes_data_ptr_why: str
     prompt: tuple[str, ...]  # what these checks refuse, in the prompt's words
+    allowed: frozenset[str] = frozenset()  # read-only names under a forbidden entry that compute nothing
 
 
 def forbidden() -> Forbidden:
@@ -75,7 +77,7 @@ def _forbidden(registered: tuple[Source, ...]) -> Forbidden:
         reducers=tuple(data.pop("reducers")), guarded_roots=tuple(data.pop("guarded_roots")),
         computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"),
         strings=dict(data.pop("strings")), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
-        prompt=tuple(data.pop("prompt")),
+        prompt=tuple(data.pop("prompt")), allowed=frozenset(data.pop("allowed")),
     )
     if data:
         raise KgbError(f"eval_forbidden.yaml: unknown keys {sorted(data)}")
@@ -221,7 +223,7 @@ class _Source:
         if a.name == "*" and (_under(module, fb.guarded_roots) or any(c.startswith(module + ".") for c in fb.calls)):
             return self.at(node, f"from {module} import *: {fb.star_import_why}")
         hit = _under(module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
-        if hit:
+        if hit and full not in fb.allowed:
             return self.at(node, f"from {module} import {a.name}: {fb.modules.get(hit) or fb.calls[hit]}")
         if full.startswith("numpy.") and full.split(".")[1] not in fb.numpy_allowed:
             return self.at(node, f"from {module} import {a.name}: {fb.numpy_why}")
@@ -245,6 +247,8 @@ class _Source:
             found = self._hidden_names(node)
             if found:
                 return found
+            if isinstance(node, ast.Attribute) and self._allowed_read(node):
+                continue
             if isinstance(node, (ast.Attribute, ast.Name)):
                 name = _dotted(node, self.aliases)
                 root = node.value if isinstance(node, ast.Attribute) else node
@@ -279,6 +283,20 @@ class _Source:
                 if loose:
                     return loose
         return None
+
+    def _allowed_read(self, node: ast.Attribute) -> bool:
+        """`node` is (part of) a read of an allowed name: a precision flag, a compile query, an aten op that
+        computes nothing. An assignment or `del` is not a read."""
+        top: ast.AST = node
+        while isinstance(self.parents.get(top), ast.Attribute) and self.parents[top].value is top:
+            top = self.parents[top]
+        if not isinstance(top, ast.Attribute) or not isinstance(top.ctx, ast.Load):
+            return False
+        name = _dotted(top, self.aliases)
+        if name is None:
+            return False
+        aten = "torch.ops.aten."
+        return name in self.fb.allowed or (name.startswith(aten) and metadata_only("aten::" + name[len(aten):]))
 
     def _loose(self, node: ast.Attribute) -> str | None:
         """A standard-library path's last name on an object that no dotted path names (a subscript, a call)."""
