@@ -260,6 +260,8 @@ def test_a_write_counts_as_small_by_the_memory_it_reaches_not_the_elements_it_sh
 
 
 _TINY_HOST_SUM = '''
+import copy
+
 import torch
 import triton
 import triton.language as tl
@@ -272,8 +274,8 @@ def _copy(src, dst, n):
 
 
 def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
-    # the static check does not follow .tolist() through a conditional expression: the run decides
-    vals = self.reshape(-1).tolist() if self.dim() else [self.tolist()]
+    # the static check does not follow .tolist() through copy.copy (a library call): the run decides
+    vals = copy.copy(self.reshape(-1).tolist())
     width = self.shape[1]
     sums = [0.0] * self.shape[0]
     i = 0

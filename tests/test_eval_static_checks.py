@@ -234,6 +234,11 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
      "c.py:2: .apply_: a Python function called per element of a tensor (host compute out of the recorders' sight)"),
     ("import torch\nt = torch.frombuffer(b, dtype=torch.float32)\n",
      "c.py:2: torch.frombuffer: a tensor over host bytes (the way back from host compute)"),
+    ("def f(x):\n    vals = x.reshape(-1).tolist() if x.dim() else [x.tolist()]\n    for v in vals:\n        print(v)\n",
+     "c.py:3: vals (from .tolist()) iterated: a host loop over a tensor's elements computes out of the "
+     "recorders' sight"),
+    ("def f(x, c):\n    return sum(c or x.tolist())\n",
+     "c.py:2: .tolist() reduced by sum: a host loop over a tensor's elements computes out of the recorders' sight"),
 ])
 def test_host_compute_and_introspection(code, evidence):
     v = check_source(code, filename="c.py")

@@ -158,6 +158,11 @@ def _root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _passes_value(parent: ast.AST | None, child: ast.AST) -> bool:
+    """`parent`'s value may be `child`'s: a branch of a conditional expression, an operand of and/or."""
+    return isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.IfExp) and child is not parent.test)
+
+
 def _const_str(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -480,8 +485,8 @@ class _Source:
     def _consumer(self, node: ast.AST) -> str | None:
         """What iterates or reduces the value of `node` (through tuple()/list() or a walrus), if anything does."""
         child, parent = node, self.parents.get(node)
-        while isinstance(parent, ast.NamedExpr) or (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
-                                                    and parent.func.id in _TRANSPARENT):
+        while isinstance(parent, ast.NamedExpr) or _passes_value(parent, child) or (
+                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _TRANSPARENT):
             child, parent = parent, self.parents.get(parent)
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and child is parent.iter:
             return "iterated"
@@ -583,6 +588,8 @@ class _Source:
                     and len(outer.targets[0].elts) == len(parent.elts):
                 target = outer.targets[0].elts[parent.elts.index(node)]
                 return target.id if isinstance(target, ast.Name) else None
+        if _passes_value(parent, node):  # `v = x.tolist() if x.dim() else [x.item()]`, `a or x.tolist()`
+            return self._bound_name(parent)  # type: ignore[arg-type]
         if isinstance(parent, ast.NamedExpr):  # `(v := x.tolist())`
             return parent.target.id
         if isinstance(parent, (ast.Dict, ast.List, ast.Set, ast.Tuple)):  # `box = {"x": x.tolist()}`: box holds it
