@@ -56,6 +56,7 @@ TRACE_CHARS = 3000
 # returns can lie about its __class__, its type's name and every method; so what the worker uses to look
 # into outputs and pack them is bound here, from torch._C.TensorBase (an immutable C type) and builtins.
 import torch  # noqa: E402 - after the constant: the block below needs it at import time
+from torch.utils._device import DeviceContext  # noqa: E402
 from torch.utils._python_dispatch import _disable_current_modes  # noqa: E402
 
 _type, _issubclass = type, issubclass
@@ -78,6 +79,9 @@ _TYPE_DICT = type.__dict__["__dict__"].__get__
 _LIST_ITER, _TUPLE_ITER = list.__iter__, tuple.__iter__
 _FN_MODES, _DISPATCH_MODES = torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack
 _NO_FN_MODES, _NO_DISPATCH_MODES = torch._C.DisableTorchFunction, _disable_current_modes
+_FN_MODE_AT = torch._C._get_function_stack_at
+# Function modes torch itself enters for a library at import (`torch.set_default_device`): torch's code only.
+_TORCH_FN_MODES = frozenset({DeviceContext})
 # The pipe's methods from its class (watched): an instance attribute `conn.send_bytes` set by the candidate
 # would otherwise see, and rewrite, every message on its way out.
 _SEND_BYTES, _RECV = Connection.send_bytes, Connection.recv
@@ -209,6 +213,42 @@ def _watched() -> dict[str, tuple[Any, str]]:
     return pairs
 
 
+# Namespaces whose functions the worker reaches by attribute between calls (drawing and fingerprinting inputs,
+# packing outputs, timing) or that the interpreter computes with: each function, class or module in them must
+# stay the one seen before the import, or the candidate's code runs there, out of every call's recorders
+# (`torch.randn` replaced, `hashlib.sha256` forging fingerprints, `torch.frombuffer` forging packed bytes, an
+# interpreter builder's `create_fadd` doing a decoy kernel's work). triton.language is left out: the
+# interpreter itself rebinds its members at the first launch.
+_NAMESPACES = ("torch", "torch.nn.functional", "torch.random", "torch.cuda", "torch.testing", "torch.storage",
+               "numpy", "math", "builtins", "hashlib", "mmap", "os", "time", "json", "tempfile", "secrets",
+               "base64", "socket", "fcntl", "struct", "multiprocessing.reduction", "multiprocessing.connection",
+               "triton.runtime.interpreter", "triton.runtime.jit", "triton.runtime.autotuner")
+# Classes whose whole dict is watched (an added attribute shadows an inherited one).
+_CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runtime.interpreter", "TensorHandle"),
+            ("multiprocessing.connection", "Connection"))
+
+
+def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], bool], ...]:
+    """(label, live mapping, its entries now, whether additions count) for each watched namespace."""
+    import importlib
+
+    out = []
+    for modname in _NAMESPACES:
+        try:
+            mod = importlib.import_module(modname)
+        except ImportError:
+            continue
+        d = vars(mod)
+        out.append((modname, d, tuple((k, v) for k, v in d.items()
+                                      if callable(v) or isinstance(v, types.ModuleType)), False))
+    for modname, name in _CLASSES:
+        cls = getattr(sys.modules.get(modname), name, None)
+        if isinstance(cls, type):
+            proxy = _TYPE_DICT(cls)
+            out.append((f"{modname}.{name}", proxy, tuple(proxy.items()), True))
+    return tuple(out)
+
+
 # Module data that changes by design while candidates run: the kernel names Triton loaded (launches.py).
 _MUTABLE_DATA = frozenset({"_LOADED"})
 
@@ -293,6 +333,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     _getattr, _zip, _any, ids = getattr, zip, any, _ids
     held = tuple((k, owner, n, ids(_getattr(owner, n, None))) for k, (owner, n) in watched.items()
                  if _is_data(owner, n, _getattr(owner, n, None)))
+    spaces, _len = _namespaces(), len
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
         """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
@@ -305,6 +346,12 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
                 marks.append(f"{k} was replaced")
         marks += [f"{k} was rewritten" for k, owner, n, before in held if ids(_getattr(owner, n, None)) != before]
         marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
+        for label, live, entries, whole in spaces:
+            changed = [k for k, v in entries if k not in skip and live.get(k, _MISSING) is not v]
+            if whole and _len(live) != _len(entries):
+                changed.append("(attributes added)")
+            if changed:
+                marks.append(f"{label}: {', '.join(map(str, changed[:6]))} replaced")
         # The evaluator's judging code never runs here: a candidate importing it means to patch it.
         marks += [f"the candidate imported the evaluator's module {name}" for name in tuple(modules)
                   if name.startswith(_EVALUATOR_PREFIXES) and name not in known]
@@ -477,11 +524,31 @@ def _hooks_left(modes_before: tuple[int, int]) -> list[str]:
         marks.append("a torch function mode was left active after the call")
     if _DISPATCH_MODES() > modes_before[1]:
         marks.append("a torch dispatch mode was left active after the call")
+    return marks + _class_dicts_changed()
+
+
+def _class_dicts_changed() -> list[str]:
+    """Attributes of the tensor and storage classes replaced or added since the worker started."""
+    marks = []
     for cls, snap in _CLASS_DICTS:
         now = _TYPE_DICT(cls)
         changed = sorted(str(k) for k in set(now) | set(snap) if now.get(k, _MISSING) is not snap.get(k, _MISSING))
         if changed:
             marks.append(f"{_type_name(cls)} attribute(s) replaced or added: {', '.join(changed[:8])}")
+    return marks
+
+
+def _modes_entered(modes_before: tuple[int, int]) -> list[str]:
+    """Modes the import left on torch's stacks whose code is not torch's own: the worker's input draws,
+    fingerprints and timing between calls go through them, so the candidate's code would run there, out of
+    every call's recorders (it could compute the next answer while the inputs are drawn)."""
+    marks = []
+    for i in range(modes_before[0], _FN_MODES()):
+        mode = _FN_MODE_AT(i)
+        if _type(mode) not in _TORCH_FN_MODES:
+            marks.append(f"a torch function mode ({_type_name(_type(mode))}) was left active after the import")
+    if _DISPATCH_MODES() > modes_before[1]:
+        marks.append("a torch dispatch mode was left active after the import")
     return marks
 
 
@@ -952,6 +1019,7 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     """Import the candidate and say so; its entry point, or None when there is none or the import tampered."""
     s.activity.armed = True
     s.b.hooks.open()
+    modes = (_FN_MODES(), _DISPATCH_MODES())
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
@@ -964,7 +1032,7 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     # or record_function switch-off is evidence here.
     refused = [m for m in s.b.hooks.close() if "refused" in m]
     fn = getattr(module, setup["entry_point"], None)
-    tamper = refused + s.tampered() + s.activity.evidence()
+    tamper = refused + s.tampered() + s.activity.evidence() + _modes_entered(modes) + _class_dicts_changed()
     s.send_msg(s.conn, Ready(event="ready", entry_point_found=callable(fn), tampering=tuple(tamper)))
     return fn if callable(fn) and not tamper else None
 

@@ -20,5 +20,7 @@ CHECK = Check(
             "fake_guard_modules", "fake_fingerprint", "fake_timing", "refresh_snapshot", "patch_recorder_methods",
             "code_swap_wrapped_hook", "defer_gc_callback", "defer_signal_timer", "record_function_off",
             "rewrite_recorder_state", "rewrite_op_pattern", "reset_host_count",
-            "rt11_dispatch_library_override", "rt15_worker_replace_global"),
+            "rt11_dispatch_library_override", "rt15_worker_replace_global", "rt16_fnmode_predraw_add",
+            "rt16_fnmode_detach_rmsnorm", "rt16_randn_patch_add", "rt16_frombuffer_arena_forge",
+            "rt16_builder_fadd_patch_mm", "rt16_sha256_fingerprint_forge"),
 )
