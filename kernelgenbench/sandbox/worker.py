@@ -735,7 +735,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
-            changed, values_changed, host_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars))
+            changed, values_changed, host_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
+                                                                    compiled=counter.compile_s > 0)
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -755,18 +756,24 @@ def call_shape(args: dict[str, Any]) -> tuple:
     return tuple((k, _shape_key(v)) for k, v in args.items())
 
 
-def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...]) -> tuple[int, int, int]:
+def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
+                    compiled: bool = False) -> tuple[int, int, int]:
     """How many of the scalars this call handed its launches and ops (small ints, string chunks, bools, dtypes,
     tensor places) the last recorded call with the same shapes and scalars (`call_shape`: the workload's previous
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
     Second, the same count over every value but tensor places, host-made data's first values included (what a
     tiny output is judged by); third, over host-made data's first values alone (a small output's). The call's
-    logs are kept for the next round."""
+    logs are kept for the next round.
+
+    A call that compiled a kernel (`compiled`) is compared with none after it that did not: a library's first
+    launch goes through Triton's JIT entry and later ones through its own cache of compiled kernels (FlagGems'
+    LibEntry calls the compiled kernel's launcher: grid, stream, function handle, metadata), so the two log
+    different arguments by design. Calls that both compiled are compared, as are calls that both did not."""
     before = rounds.get(shape)
-    rounds[shape] = found
-    if before is None:
+    rounds[shape] = (found, compiled)
+    if before is None or (before[1] and not compiled):
         return 0, 0, 0
-    pairs = list(zip(found, before, strict=True))
+    pairs = list(zip(found, before[0], strict=True))
     return (sum(now.changed(prev, _HOST_ONLY) for now, prev in pairs),
             sum(now.changed(prev, _PLACES) for now, prev in pairs),
             sum(now.changed(prev, only="host") for now, prev in pairs))
