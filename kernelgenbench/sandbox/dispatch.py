@@ -25,7 +25,14 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SEED_ELEMS, SEED_MAX, SEED_OPS, SMALL_WRITE
+from kernelgenbench.sandbox.protocol import (
+    HOST_KEEP_BYTES,
+    SEED_BUMPS,
+    SEED_ELEMS,
+    SEED_MAX,
+    SEED_OPS,
+    SMALL_WRITE,
+)
 from kernelgenbench.sandbox.scalars import ScalarLog
 
 _MASK = (1 << 64) - 1
@@ -35,6 +42,8 @@ _BASE = torch._C.TensorBase  # its methods, not torch.Tensor's (a candidate may 
 _T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.data_ptr
 _T_SIZE, _T_STRIDE = _BASE.size, _BASE.stride
 _T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
+_T_DTYPE = _BASE.__dict__["dtype"].__get__
+_OFFSET_DTYPES = frozenset({torch.int64, torch.int32})  # a generator state's seed and offset words
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
 # Ops that make a tensor holding a value they are given: a few elements of one are a value written back.
@@ -162,6 +171,9 @@ class DispatchRecorder(TorchDispatchMode):
         if not view and not self._paused:
             self._log_scalars(name, args, kwargs)
         if name.startswith(SEED_OPS) and not self._paused:
+            self._seed(name, made)
+        elif name.startswith(SEED_BUMPS) and not self._paused and made \
+                and all(_T_DTYPE(t) in _OFFSET_DTYPES for t in made):
             self._seed(name, made)
         if self._small_write(func, name, args, kwargs) or (
                 name.startswith(_VALUE_FACTORIES) and any(_T_NUMEL(t) <= SMALL_WRITE for t in made)):

@@ -31,6 +31,10 @@ HOST_KEEP_BYTES = 1 << 16  # host-made tensor data a report carries for the eval
 SEED_OPS = ("aten::randint", "aten::random_", "aten::rand", "aten::randn", "aten::uniform_", "aten::normal")
 SEED_ELEMS = 2
 SEED_MAX = 4  # seed draws a call may make; more are torch compute (a kernel draws one seed per call)
+# In-place increments of an integer word of at most SEED_ELEMS elements: a Philox offset advanced in a copy of
+# the generator's state (FlagGems' philox_backend_seed_offset: `c0, c1 = state.view(torch.int64); c1 += n`).
+# They count among the SEED_MAX seed ops, and their values are kept as host data like a draw's.
+SEED_BUMPS = ("aten::add_",)
 SMALL_WRITE = 8  # elements: a write into a tensor this small is a few elements of an answer (CallReport.small_writes)
 MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
 

@@ -8,7 +8,7 @@ from kernelgenbench.dataset.record import Task
 from kernelgenbench.evaluator.checks.base import Check
 from kernelgenbench.evaluator.dispatch_guard import compute_ops
 from kernelgenbench.evaluator.status import Status
-from kernelgenbench.sandbox.protocol import SEED_OPS, CallReport
+from kernelgenbench.sandbox.protocol import SEED_BUMPS, SEED_OPS, CallReport
 
 
 def fmt_ops(ops: Sequence[str]) -> str:
@@ -17,14 +17,18 @@ def fmt_ops(ops: Sequence[str]) -> str:
 
 
 PROFILED_PER_SEED = 4
+PROFILED_PER_BUMP = 2  # the profiler records an op where it enters the dispatcher and where the recorder runs it
 
 
 def without_seeds(ops: Mapping[str, int], seeds: Mapping[str, int], *, profiler: bool = False) -> dict[str, int]:
-    """`ops` less the random draws the dispatch recorder found too small to be anything but a kernel's seed.
+    """`ops` less the random draws the dispatch recorder found too small to be anything but a kernel's seed, and
+    the increments of a generator state's offset word (SEED_BUMPS).
     The profiler also sees what such a draw runs beneath it (randint.low_generator twice, random_ once): each
     random op there is discounted by PROFILED_PER_SEED per seed draw."""
-    total = PROFILED_PER_SEED * sum(seeds.values())
-    left = {op: n - ((total if profiler else seeds.get(op, 0)) if op.startswith(SEED_OPS) else 0)
+    bumps = sum(n for op, n in seeds.items() if op.startswith(SEED_BUMPS))
+    total = PROFILED_PER_SEED * (sum(seeds.values()) - bumps)
+    left = {op: n - ((total if profiler else seeds.get(op, 0)) if op.startswith(SEED_OPS)
+                     else (PROFILED_PER_BUMP * bumps if profiler else seeds.get(op, 0)) if op.startswith(SEED_BUMPS) else 0)
             for op, n in ops.items()}
     return {op: n for op, n in left.items() if n > 0}
 
