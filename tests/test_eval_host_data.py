@@ -63,6 +63,25 @@ def test_a_random_ops_tiny_output_is_not_judged_by_its_changing_seed() -> None:
     assert judge(bern, call_report(sizes=Sizes(returns=((1, 4),), args={"self": (1, 4)}), values_changed=4)) is None
 
 
+def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -> None:
+    """A library's first call compiles through Triton's JIT and later ones launch its cached kernels with other
+    arguments: that pair is not compared; two calls on the same path are (a cheat that compiles every call too)."""
+    from kernelgenbench.sandbox.worker import _leaves_changed
+
+    def made(value: float):
+        rec, _, _ = sealed_recorder()
+        with rec:
+            torch.tensor([7.0, value])
+        return rec.scalars
+
+    rounds: dict = {}
+    assert _leaves_changed(rounds, ("s",), (made(1.5),), compiled=True) == (0, 0, 0)  # nothing before it
+    assert _leaves_changed(rounds, ("s",), (made(2.5),), compiled=False) == (0, 0, 0)  # JIT path, then cache
+    assert _leaves_changed(rounds, ("s",), (made(3.5),), compiled=False)[1] == 1  # cache, then cache
+    assert _leaves_changed(rounds, ("s",), (made(4.5),), compiled=True)[1] == 1  # cache, then a compile
+    assert _leaves_changed(rounds, ("s",), (made(5.5),), compiled=True)[1] == 1  # a compile every call
+
+
 def test_the_recorder_logs_host_made_values_for_the_round_comparison() -> None:
     def made(value: float):
         rec, check, _ = sealed_recorder()
