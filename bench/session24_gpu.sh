@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Session 23's second GPU call (carry .kgb_real): the real-library tasks that session 23's first call (PART=b of
+# Session 24's second GPU call (carry .kgb_real): the real-library tasks that session 24's first call (PART=b of
 # session22_gpu.sh) judged host_compute, re-run at two correctness rounds after the fix that compares a call
 # with the previous one of its shapes only when both took the same launch path (a compile on the first call,
 # a library's cache of compiled kernels after it). Every verdict is printed.
 set -u
 . bench/real_session_setup.sh
-real_session_setup session23_log.txt
+real_session_setup session24_log.txt
 ONLY=${ONLY:-aten/_to_copy,aten/bmm,aten/bmm.out,aten/copy_,aten/cos,aten/div.Scalar,aten/div.Tensor,aten/div.out,aten/eq.Scalar,aten/exponential_,aten/index.Tensor,aten/le.Scalar,aten/masked_fill_.Scalar,aten/mean,aten/mean.dim,aten/neg,aten/ones_like,aten/rsqrt,aten/sin,aten/sum.IntList_out,aten/sum.dim_IntList,aten/add.Tensor,vllm/rms_norm}
 OUT=$OUT/real ONLY=$ONLY ATEN_RECORDS=prepared WORKERS=${WORKERS:-14} BUDGET=${REAL_BUDGET:-260} \
   bash bench/real_library_session.sh --no-direct --rounds 2 > /dev/null 2>&1
