@@ -170,10 +170,8 @@ class DispatchRecorder(TorchDispatchMode):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if not view and not self._paused:
             self._log_scalars(name, args, kwargs)
-        if name.startswith(SEED_OPS) and not self._paused:
-            self._seed(name, made)
-        elif name.startswith(SEED_BUMPS) and not self._paused and made \
-                and all(_T_DTYPE(t) in _OFFSET_DTYPES for t in made):
+        if not self._paused and (name.startswith(SEED_OPS) or (
+                name.startswith(SEED_BUMPS) and made and all(_T_DTYPE(t) in _OFFSET_DTYPES for t in made))):
             self._seed(name, made)
         if self._small_write(func, name, args, kwargs) or (
                 name.startswith(_VALUE_FACTORIES) and any(_T_NUMEL(t) <= SMALL_WRITE for t in made)):

@@ -26,10 +26,16 @@ def without_seeds(ops: Mapping[str, int], seeds: Mapping[str, int], *, profiler:
     The profiler also sees what such a draw runs beneath it (randint.low_generator twice, random_ once): each
     random op there is discounted by PROFILED_PER_SEED per seed draw."""
     bumps = sum(n for op, n in seeds.items() if op.startswith(SEED_BUMPS))
-    total = PROFILED_PER_SEED * (sum(seeds.values()) - bumps)
-    left = {op: n - ((total if profiler else seeds.get(op, 0)) if op.startswith(SEED_OPS)
-                     else (PROFILED_PER_BUMP * bumps if profiler else seeds.get(op, 0)) if op.startswith(SEED_BUMPS) else 0)
-            for op, n in ops.items()}
+    draws = sum(seeds.values()) - bumps
+
+    def discount(op: str) -> int:
+        if op.startswith(SEED_OPS):
+            return PROFILED_PER_SEED * draws if profiler else seeds.get(op, 0)
+        if op.startswith(SEED_BUMPS):
+            return PROFILED_PER_BUMP * bumps if profiler else seeds.get(op, 0)
+        return 0
+
+    left = {op: n - discount(op) for op, n in ops.items()}
     return {op: n for op, n in left.items() if n > 0}
 
 
