@@ -182,6 +182,69 @@ def test_the_guard_sees_a_replaced_code_object_and_sys_modules_entry():
         sys.modules["kernelgenbench.evaluator.transfer"] = real
 
 
+def test_the_guard_watches_the_standard_library_whole_and_leaves_scalars_and_caches_alone():
+    """Red team 17 rewrote every report through `json._default_encoder` (an instance, no function) and a global of
+    `dataclasses`; every non-scalar global of a loaded stdlib module and every attribute of its classes is watched."""
+    import dataclasses
+    import json as json_mod
+    from multiprocessing.reduction import ForkingPickler
+
+    from kernelgenbench.sandbox import worker
+
+    tampered = worker._guard({})
+    assert tampered() == []
+    cases = [(json_mod, "_default_encoder", json_mod.JSONEncoder(), "json: _default_encoder replaced"),
+             (dataclasses, "_is_dataclass_instance", lambda obj: True,
+              "dataclasses: _is_dataclass_instance replaced"),
+             (ForkingPickler, "loads", classmethod(lambda cls, data: None),
+              "multiprocessing.reduction.ForkingPickler: loads replaced")]
+    for owner, name, value, mark in cases:
+        real = owner.__dict__[name]
+        try:
+            setattr(owner, name, value)
+            assert tampered() == [mark]
+        finally:
+            setattr(owner, name, real)
+    assert tampered() == []
+    try:
+        json_mod.JSONEncoder.iterencode_extra = lambda self: None  # an added attribute shadows an inherited one
+        assert tampered() == ["json.encoder.JSONEncoder: (attributes added) replaced"]
+    finally:
+        del json_mod.JSONEncoder.iterencode_extra
+    import tempfile
+
+    tempfile.tempdir, before = "/tmp", tempfile.tempdir  # a scalar default its own code sets: no code runs there
+    json_mod.JSONEncoder.__slotnames__ = []  # copyreg's cache
+    try:
+        assert tampered() == []
+    finally:
+        tempfile.tempdir = before
+        del json_mod.JSONEncoder.__slotnames__
+
+
+def test_messages_are_encoded_without_code_looked_up_by_name():
+    """The report's bytes come from the C encoder bound at import and the instance's own dict: a replaced module
+    encoder, dataclass helper or property on the class changes nothing on the wire."""
+    import dataclasses
+    import json as json_mod
+
+    from kernelgenbench.sandbox.protocol import Ready, encode, parse_message, replaced
+
+    msg = Ready(event="ready", entry_point_found=True, tampering=("x",))
+    real_encoder, real_asdict = json_mod._default_encoder, dataclasses.asdict
+    try:
+        json_mod._default_encoder = type("E", (json_mod.JSONEncoder,), {"encode": lambda self, o: "{}"})()
+        dataclasses.asdict = lambda obj: {}
+        Ready.tampering = property(lambda self: ())  # type: ignore[misc]
+        raw = encode(replaced(msg, entry_point_found=False), reply_to=3)
+    finally:
+        json_mod._default_encoder, dataclasses.asdict = real_encoder, real_asdict
+        del Ready.tampering
+    assert parse_message(raw, reply_to=3) == Ready(event="ready", entry_point_found=False, tampering=("x",))
+    with pytest.raises(TypeError, match="no field"):
+        replaced(msg, unknown=1)
+
+
 def test_bound_guards_do_not_follow_a_replaced_module():
     from kernelgenbench.sandbox import worker
 

@@ -40,12 +40,17 @@ from kernelgenbench.sandbox import launch_args
 from kernelgenbench.sandbox.kernel_rules import code_key
 from kernelgenbench.sandbox.scalars import ScalarLog
 
+_type = type
+
 _LOADED: set[str] = set()
+_LOADS = [0]  # kernel modules Triton loaded onto the device so far: a compile (or a disk-cache load) ends in one
+_LOADS_SEEN = [False]  # whether this triton reports loads at all (`watch_loaded_kernels`)
 MAX_BREAKS = 16  # kernel rule breaks kept per call: the first decides the verdict, a few more say how widespread
 
 
 def _on_kernel_load(module: Any, function: Any, name: Any, metadata_group: Any, hash: Any) -> None:
     _LOADED.add(str(name))
+    _LOADS[0] += 1
 
 
 def watch_loaded_kernels() -> bool:
@@ -58,6 +63,7 @@ def watch_loaded_kernels() -> bool:
     if not hasattr(chain, "add"):
         return False
     chain.add(_on_kernel_load)
+    _LOADS_SEEN[0] = True
     return True
 
 
@@ -74,11 +80,18 @@ def _kernel_classes() -> list[type]:
 
 
 def _compiled(kernel: Any) -> int:
-    """How many compiled variants a JIT function holds in memory (0 for interpreted ones)."""
-    caches = getattr(kernel, "device_caches", None)
-    if not isinstance(caches, dict):
+    """How many compiled variants a JIT function holds in memory (0 for interpreted ones). Read from triton's own
+    JITFunction only, through the base types' code: a compile makes the worker compare the next call with none
+    (sandbox/worker.py), so a kernel object of the candidate's that says it compiled would buy a round
+    unchecked (red team 17 set a growing dict on its interpreted kernel)."""
+    from triton.runtime.jit import JITFunction
+
+    if _type(kernel) is not JITFunction:
         return 0
-    return sum(len(c[0]) for c in caches.values() if isinstance(c, tuple) and c and isinstance(c[0], dict))
+    caches = dict.get(object.__getattribute__(kernel, "__dict__"), "device_caches")
+    if _type(caches) is not dict:
+        return 0
+    return sum(dict.__len__(c[0]) for c in dict.values(caches) if _type(c) is tuple and c and _type(c[0]) is dict)
 
 
 def _range_factory() -> Any:
@@ -322,7 +335,7 @@ class LaunchCounter:
             counter.scalars.start(f"{name}#{code_key(kernel)}")  # which kernel ran, by its code (one name, two kernels)
             counter.note_arguments(args, kwargs)
             counter.note_kernel(kernel, (*args, *kwargs.values()), interpreted=count)
-            before, t0 = _compiled(kernel), time.perf_counter()
+            before, loads, t0 = _compiled(kernel), _LOADS[0], time.perf_counter()
             hooks = kernel.__dict__.get("pre_run_hooks") if hasattr(kernel, "__dict__") else None
             try:
                 if isinstance(hooks, list) and hooks:
@@ -336,7 +349,9 @@ class LaunchCounter:
                     kernel.pre_run_hooks = hooks
                 if counter.kernels is not None:
                     counter.kernels.launch_ended()
-                if _compiled(kernel) > before:
+                # a compile is a new variant in triton's cache and a module loaded onto the device; under the
+                # interpreter nothing compiles
+                if not count and _compiled(kernel) > before and (_LOADS[0] > loads or not _LOADS_SEEN[0]):
                     counter.compile_s += time.perf_counter() - t0
 
         counted_run.__wrapped__ = run  # type: ignore[attr-defined]

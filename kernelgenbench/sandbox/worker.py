@@ -25,7 +25,7 @@ import time
 import traceback
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -44,7 +44,9 @@ from kernelgenbench.sandbox.protocol import (
     Threads,
     TimeReport,
     Timing,
+    dump_bytes,
     encode,
+    replaced,
 )
 from kernelgenbench.sandbox.scalars import ScalarLog
 
@@ -219,13 +221,21 @@ def _watched() -> dict[str, tuple[Any, str]]:
 # (`torch.randn` replaced, `hashlib.sha256` forging fingerprints, `torch.frombuffer` forging packed bytes, an
 # interpreter builder's `create_fadd` doing a decoy kernel's work). triton.language is left out: the
 # interpreter itself rebinds its members at the first launch.
-_NAMESPACES = ("torch", "torch.nn.functional", "torch.random", "torch.cuda", "torch.testing", "torch.storage",
-               "numpy", "math", "builtins", "hashlib", "mmap", "os", "time", "json", "tempfile", "secrets",
-               "base64", "socket", "fcntl", "struct", "multiprocessing.reduction", "multiprocessing.connection",
+_NAMESPACES = ("torch", "torch.nn.functional", "torch.random", "torch.cuda", "torch.testing", "torch.storage", "numpy",
                "triton.runtime.interpreter", "triton.runtime.jit", "triton.runtime.autotuner")
 # Classes whose whole dict is watched (an added attribute shadows an inherited one).
-_CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runtime.interpreter", "TensorHandle"),
-            ("multiprocessing.connection", "Connection"))
+_CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runtime.interpreter", "TensorHandle"))
+# The standard library is watched whole: the worker's code between calls reaches it through module globals
+# looked up at each use (`json.dumps` reads `json._default_encoder`, `dataclasses.replace` reads
+# `_is_dataclass_instance`, `Connection.recv` reads `ForkingPickler.loads`, `base64` reads `binascii`), so a
+# list of the modules it uses is never complete (red team 17 rewrote reports through the first two). Every
+# module of it loaded before the import keeps each global that is no plain scalar (scalars are flags and
+# lazily set defaults its own code rebinds; a rebound scalar runs no code), and each class defined there keeps
+# its dict whole. sys is left out (its path, modules and hooks change by design: hooks are watched apart).
+_STD_SKIP = frozenset({"sys", "__main__"})
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+# Attributes Python adds to a class after it is made: copyreg caches a class's slot names on it when pickling.
+_CLASS_CACHES = frozenset({"__slotnames__"})
 
 
 def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], bool], ...]:
@@ -241,16 +251,24 @@ def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], bool], .
         d = vars(mod)
         out.append((modname, d, tuple((k, v) for k, v in d.items()
                                       if callable(v) or isinstance(v, types.ModuleType)), False))
-    for modname, name in _CLASSES:
-        cls = getattr(sys.modules.get(modname), name, None)
-        if isinstance(cls, type):
-            proxy = _TYPE_DICT(cls)
-            out.append((f"{modname}.{name}", proxy, tuple(proxy.items()), True))
+    classes = [getattr(sys.modules.get(modname), name, None) for modname, name in _CLASSES]
+    for modname, mod in tuple(sys.modules.items()):
+        if modname.partition(".")[0] not in sys.stdlib_module_names or modname in _STD_SKIP \
+                or not isinstance(mod, types.ModuleType):
+            continue
+        d = vars(mod)
+        out.append((modname, d, tuple((k, v) for k, v in tuple(d.items()) if not isinstance(v, _SCALARS)), False))
+        classes += [v for v in tuple(d.values()) if isinstance(v, type) and v.__dict__.get("__module__") == modname]
+    for cls in dict.fromkeys(c for c in classes if isinstance(c, type)):
+        proxy = _TYPE_DICT(cls)
+        out.append((f"{cls.__module__}.{cls.__qualname__}", proxy,
+                    tuple((k, v) for k, v in proxy.items() if k not in _CLASS_CACHES), True))
     return tuple(out)
 
 
-# Module data that changes by design while candidates run: the kernel names Triton loaded (launches.py).
-_MUTABLE_DATA = frozenset({"_LOADED"})
+# Module data that changes by design while candidates run: the kernels Triton loaded, by name and count
+# (launches.py).
+_MUTABLE_DATA = frozenset({"_LOADED", "_LOADS", "_LOADS_SEEN"})
 
 
 def _is_data(owner: Any, name: str, value: Any) -> bool:
@@ -333,7 +351,8 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     _getattr, _zip, _any, ids = getattr, zip, any, _ids
     held = tuple((k, owner, n, ids(_getattr(owner, n, None))) for k, (owner, n) in watched.items()
                  if _is_data(owner, n, _getattr(owner, n, None)))
-    spaces, _len = _namespaces(), len
+    spaces, _len, caches = _namespaces(), len, _CLASS_CACHES
+    names = {label: frozenset(k for k, _ in entries) for label, _, entries, whole in spaces if whole}
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
         """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
@@ -348,7 +367,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
         marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
         for label, live, entries, whole in spaces:
             changed = [k for k, v in entries if k not in skip and live.get(k, _MISSING) is not v]
-            if whole and _len(live) != _len(entries):
+            if whole and _len(live) != _len(entries) and _any(k not in caches for k in live if k not in names[label]):
                 changed.append("(attributes added)")
             if changed:
                 marks.append(f"{label}: {', '.join(map(str, changed[:6]))} replaced")
@@ -860,13 +879,13 @@ def _pack_result(report: CallReport, ret: Any, task: Any, args: dict[str, Any], 
     """
     hooks = tuple(_hooks_left(modes_before))
     if hooks:  # looking into the outputs would run the candidate's code: nothing is read or packed
-        return replace(report, packing=Packing(hooks=hooks)), b"null"
+        return replaced(report, packing=Packing(hooks=hooks)), b"null"
     # Modes active since before the call (torch.set_default_device at import is one) stay out of packing.
     try:
         with _NO_FN_MODES(), _NO_DISPATCH_MODES():
             return _read_and_pack(report, ret, task, args, storages, device, send, key, before, b, handed)
     except Exception as exc:  # noqa: BLE001 - whatever was returned, the worker answers instead of dying
-        return replace(report, packing=Packing(hooks=()), unreadable=f"{_type_name(_type(exc))}: {exc}"[:300]), b"null"
+        return replaced(report, packing=Packing(hooks=()), unreadable=f"{_type_name(_type(exc))}: {exc}"[:300]), b"null"
 
 
 def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any], storages: dict[int, str],
@@ -898,7 +917,7 @@ def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any]
         found["transfer_error"] = f"{_type_name(_type(exc))}: {exc}"[:300]
         sent = b"null"
     tensors = sum(_type(x) is _TENSOR for x in _flatten([payload["returns"], list(sent_args.values())]))
-    return replace(report, packing=Packing(hooks=(), ops=dict(rec.ops), tensors=tensors), **found), sent
+    return replaced(report, packing=Packing(hooks=(), ops=dict(rec.ops), tensors=tensors), **found), sent
 
 
 def _evidence(session: Any, watch: Any, at_start: dict[int, float], b: _Bound) -> dict[str, Any]:
@@ -1013,7 +1032,7 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     b.hooks.install()
 
     def send(obj: Any) -> bytes:
-        return json.dumps(pack(obj, arenas.outbox)).encode()
+        return dump_bytes(pack(obj, arenas.outbox))
 
     def receive(raw: Any) -> dict[str, Any]:
         return move_tree(unpack(raw, arenas.inbox), device)
@@ -1090,7 +1109,7 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     if b.tampered is not s.tampered:
         marks.append("the worker's bound tamper check was replaced")
     # the same mark seen before and after counts once
-    report = replace(report, receive_s=t_in, inputs_before=before, tampering=tuple(dict.fromkeys(marks)))
+    report = replaced(report, receive_s=t_in, inputs_before=before, tampering=tuple(dict.fromkeys(marks)))
     s.send_msg(s.conn, report, payload, msg.get("nonce"))
     s.keep[:] = [args]
     hold.clear()

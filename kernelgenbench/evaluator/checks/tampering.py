@@ -22,5 +22,6 @@ CHECK = Check(
             "rewrite_recorder_state", "rewrite_op_pattern", "reset_host_count",
             "rt11_dispatch_library_override", "rt15_worker_replace_global", "rt16_fnmode_predraw_add",
             "rt16_fnmode_detach_rmsnorm", "rt16_randn_patch_add", "rt16_frombuffer_arena_forge",
-            "rt16_builder_fadd_patch_mm", "rt16_sha256_fingerprint_forge"),
+            "rt16_builder_fadd_patch_mm", "rt16_sha256_fingerprint_forge", "rt17_json_default_encoder",
+            "rt17_dataclasses_global_scrub"),
 )
