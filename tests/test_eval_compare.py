@@ -137,6 +137,31 @@ def test_random_semantics_accepts_same_distribution_rejects_another():
                           torch.randperm(4000, generator=g).float()).passed
 
 
+def test_a_random_output_that_repeats_itself_or_follows_its_input_is_no_draw():
+    """Red team 16's pool read in windows repeats with the pool's period (so does a kernel whose programs share
+    one generator offset); red team 17's `x < p` follows the input. Both have the right marginal."""
+    g = torch.Generator().manual_seed(1)
+    n = 1 << 15
+    x = torch.rand(n, generator=g)
+    ref = (torch.rand(n, generator=g) < 0.5).float()
+    honest = (torch.rand(n, generator=g) < 0.5).float()
+    assert compare_random("return", ref, honest, inputs={"self": x}).passed
+    pool = torch.rand(4096, generator=g)
+    windows = (pool[(torch.arange(n) + 77) % 4096] < 0.5).float()
+    v = compare_random("return", ref, windows, inputs={"self": x})
+    assert v.status is Status.INCORRECT_NUMERICS and "4096 apart" in v.evidence
+    v = compare_random("return", ref, (x < 0.5).float(), inputs={"self": x})
+    assert v.status is Status.INCORRECT_NUMERICS and "follows the input 'self'" in v.evidence
+    # where the op itself reads its input (bernoulli's p), the reference follows it as much: no verdict
+    p = torch.rand(n, generator=g)
+    assert compare_random("return", torch.bernoulli(p, generator=g), torch.bernoulli(p, generator=g),
+                          inputs={"self": p}).passed
+    # heavy tails (exponential draws) over many trials: no false verdict
+    for _ in range(10):
+        a, b = torch.empty(5000).exponential_(generator=g), torch.empty(5000).exponential_(generator=g)
+        assert compare_random("return", a, b, inputs={"self": torch.rand(5000, generator=g)}).passed
+
+
 def test_ks_false_failure_rate_is_about_alpha():
     # 300 same-distribution comparisons at alpha 0.01: expect ~3 failures; far more means a broken p-value.
     g = torch.Generator().manual_seed(1)

@@ -82,6 +82,42 @@ def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -
     assert _leaves_changed(rounds, ("s",), (made(5.5),), compiled=True)[1] == 1  # a compile every call
 
 
+def test_a_tiny_outputs_round_counts_changed_view_offsets_but_not_which_storage() -> None:
+    """Red team 17 handed a host value to a kernel as the storage offset of a view: offsets, sizes and strides
+    count for a tiny output; which storage a tensor is (made now, older later) does not."""
+    from kernelgenbench.sandbox.scalars import ScalarLog
+    from kernelgenbench.sandbox.worker import _leaves_changed
+
+    scratch = torch.zeros(1 << 12, dtype=torch.uint8)
+
+    def launch(offset: int, older: frozenset[int] = frozenset()) -> ScalarLog:
+        log = ScalarLog()
+        log.places({}, older)
+        log.start("k")
+        log.add((scratch[offset:],))
+        return log
+
+    rounds: dict = {}
+    _leaves_changed(rounds, ("s",), (launch(16),))
+    assert _leaves_changed(rounds, ("s",), (launch(16, frozenset({scratch.data_ptr()})),))[1] == 0
+    assert _leaves_changed(rounds, ("s",), (launch(40503 % 4096),))[1] == 2  # its offset and its size
+
+
+def test_only_tritons_own_jit_functions_can_say_they_compiled() -> None:
+    """A compile exempts the next call from the round comparison; a kernel object of the candidate's that grows a
+    cache of its own (red team 17, under the interpreter) is no compile."""
+    from kernelgenbench.sandbox.launches import _compiled
+
+    class Growing(dict):
+        def __len__(self):
+            return 99
+
+    class Fake:
+        device_caches = {0: (Growing(),)}
+
+    assert _compiled(Fake()) == 0
+
+
 def test_the_recorder_logs_host_made_values_for_the_round_comparison() -> None:
     def made(value: float):
         rec, check, _ = sealed_recorder()

@@ -20,11 +20,11 @@ def test_every_scalar_is_a_leaf_in_walk_order_and_text_counts_by_chunks():
 
 def test_a_tensor_arguments_place_in_its_storage_is_a_leaf():
     scratch = torch.zeros(1 << 16, dtype=torch.uint8)
-    at = ("store", scratch.untyped_storage().data_ptr())
+    at = ("store", (scratch.untyped_storage().data_ptr(), 1 << 16))
     assert list(leaves((scratch[40503:40504],))) == [("meta", 40503), ("meta", 1), ("meta", 1), at]
     t = torch.zeros(2, 3)
     assert list(leaves([t.t()])) == [("meta", 0), ("meta", 3), ("meta", 2), ("meta", 1), ("meta", 3),
-                                     ("store", t.untyped_storage().data_ptr())]
+                                     ("store", (t.untyped_storage().data_ptr(), 24))]
 
 
 def test_a_tensor_is_logged_as_which_storage_it_is_an_input_an_older_one_or_one_made_in_the_call():
@@ -40,7 +40,7 @@ def test_a_tensor_is_logged_as_which_storage_it_is_an_input_an_older_one_or_one_
         return out
 
     first = log(0)
-    assert ("meta", ("input", "self")) in first.calls["k"][0] and ("meta", ("made", 0)) in first.calls["k"][0]
+    assert ("place", ("input", "self")) in first.calls["k"][0] and ("place", ("made", 0)) in first.calls["k"][0]
     assert log(0).changed(first) == 0  # inputs and fresh allocations are no channel
     assert log(2).changed(first) == 1  # which of the tables made at import it hands: one value per launch
 
@@ -135,3 +135,32 @@ def test_floats_are_counted_distinct_and_overflow_counts_as_changed():
     assert len(signs.floats) == 5  # by type and bits: -0.0 and 2.0**24 are values of their own; a NaN is one
     big = _log(("k", tuple(range(1 << 17))))
     assert big.changed(_log(("k", ()))) >= 1 << 16
+
+
+
+def test_storages_handed_over_that_are_neither_inputs_nor_made_by_the_calls_ops_are_foreign():
+    """Red team 16's pool of random values, drawn at import and read by each call's kernel: memory made before the
+    call. Inputs, what the call's ops made, and views of either are not foreign; in-place ops make nothing."""
+    from evidence_helpers import call_report, example_task
+
+    from kernelgenbench.evaluator.checks.drawn_before import FOREIGN_LIMIT, judge
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    pool = torch.rand(1 << 15)  # made before the call
+    x = torch.zeros(100)
+    rec, _, _ = sealed_recorder()
+    log = ScalarLog()
+    log.places({x.untyped_storage().data_ptr(): "self"}, frozenset(), rec.made_storages)
+    with rec:
+        out = torch.empty(100)
+        out.add_(1)  # returns its argument's storage: made by empty, not by add_
+        log.start("k")
+        log.add((x, out, out[10:]))
+    assert log.foreign == {}
+    log.add((pool[5:],))
+    log.note_foreign((pool,))
+    assert log.foreign == {pool.untyped_storage().data_ptr(): pool.untyped_storage().nbytes()}
+    bern, add = example_task("aten/bernoulli.p"), example_task("aten/add.Tensor")
+    assert "memory made before the call" in judge(bern, call_report(foreign_bytes=FOREIGN_LIMIT))
+    assert judge(bern, call_report(foreign_bytes=FOREIGN_LIMIT - 1)) is None  # a table of constants
+    assert judge(add, call_report(foreign_bytes=1 << 30)) is None  # only a sampler's draws are its work

@@ -15,6 +15,7 @@ import torch
 
 from kernelgenbench.datafiles import load_data
 from kernelgenbench.dataset.record import CompareRule, Task, Tolerance
+from kernelgenbench.evaluator.randomness import not_independent
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 
 # Fixed false-failure rate of the distribution test for random ops: a correct sampler fails one
@@ -194,8 +195,10 @@ def ks_pvalue(a: torch.Tensor, b: torch.Tensor) -> float:
     return min(1.0, max(0.0, total))
 
 
-def compare_random(where: str, ref: torch.Tensor, out: torch.Tensor, *, alpha: float = RANDOM_ALPHA) -> Verdict:
-    """A random op's output against an independent reference draw: metadata, finiteness, distribution."""
+def compare_random(where: str, ref: torch.Tensor, out: torch.Tensor, *, alpha: float = RANDOM_ALPHA,
+                   inputs: Mapping[str, Any] | None = None) -> Verdict:
+    """A random op's output against an independent reference draw: metadata, finiteness, distribution, and
+    independence (of its other elements and of `inputs`, the call's arguments; evaluator/randomness.py)."""
     meta = check_metadata(where, ref, out, strides=False)
     if not meta.passed:
         return meta
@@ -222,11 +225,13 @@ def compare_random(where: str, ref: torch.Tensor, out: torch.Tensor, *, alpha: f
             return Verdict(Status.INCORRECT_NUMERICS,
                            f"{where}: neighbouring elements are not independent as in the reference draw (two-sample "
                            f"KS of successive differences p={p:.2e} < {alpha:g})")
-    return PASS
+    given = {k: v for k, v in (inputs or {}).items() if isinstance(v, torch.Tensor)}
+    why = not_independent(where, ref, _on_ref_device(ref, out), given)
+    return Verdict(Status.INCORRECT_NUMERICS, why) if why else PASS
 
 
-def compare_output(where: str, ref: Any, out: Any, *, semantics: str,
-                   tolerance: Mapping[str, Tolerance]) -> tuple[Verdict, dict[str, float]]:
+def compare_output(where: str, ref: Any, out: Any, *, semantics: str, tolerance: Mapping[str, Tolerance],
+                   inputs: Mapping[str, Any] | None = None) -> tuple[Verdict, dict[str, float]]:
     """One output (tensor or scalar) by the task's semantics: deterministic, random, uninitialized or view."""
     if not isinstance(ref, torch.Tensor):
         if ref is None:
@@ -242,7 +247,7 @@ def compare_output(where: str, ref: Any, out: Any, *, semantics: str,
     if not meta.passed or semantics == "uninitialized":
         return meta, {}
     if semantics == "random":
-        return compare_random(where, ref, out), {}
+        return compare_random(where, ref, out, inputs=inputs), {}
     return compare_values(where, ref, out, tolerance_for(ref.dtype, tolerance), exact=exact_for(ref.dtype, tolerance))
 
 

@@ -133,7 +133,8 @@ def _compare_into(stats: dict[str, float], task: Task, where: str, ref: Any, out
     """One output or written argument compared (by the record's rule where it declares one); `stats` keeps
     each figure's maximum over everything compared."""
     verdict, s = (compare_declared(where, ref, out, rule, values=values, inputs=pristine, tolerance=task.tolerance)
-                  if rule else compare_output(where, ref, out, semantics=semantics, tolerance=task.tolerance))
+                  if rule else compare_output(where, ref, out, semantics=semantics, tolerance=task.tolerance,
+                                              inputs=pristine))
     for k, x in s.items():
         stats[k] = max(stats.get(k, 0.0), x)
     return verdict

@@ -76,6 +76,22 @@ def _is_tensor(x: Any) -> bool:
     return _issubclass(_type(x), _BASE)
 
 
+_STORAGE_BASE = torch._C.StorageBase
+_T_UNTYPED, _S_PTR = _BASE.untyped_storage, _STORAGE_BASE.data_ptr
+
+
+def _is_storage(x: Any) -> bool:
+    return _issubclass(_type(x), _STORAGE_BASE)
+
+
+def _storage_ptr(x: Any) -> int:
+    """The address of a tensor's or storage's memory (0 without one: a meta or wrapper tensor)."""
+    try:
+        return _S_PTR(x if _is_storage(x) else _T_UNTYPED(x))
+    except (RuntimeError, NotImplementedError):
+        return 0
+
+
 def _leaves(tree: Any, depth: int = 0) -> list[Any]:
     """The leaves of nested lists, tuples and dicts (an op's arguments and outputs), by the recorder's own walk:
     torch's pytree helpers are looked up by name on every call, and a candidate may blank them."""
@@ -127,6 +143,9 @@ class DispatchRecorder(TorchDispatchMode):
         self.host_made: list[tuple[str, bytes]] = []  # (dtype, bytes) of host-made tensors, HOST_KEEP_BYTES in all
         self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
         self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
+        # the storages the call's ops made, on any device (a new storage, not one of the op's arguments): a launch
+        # handed any other that is no input reads memory made before the call (sandbox/scalars.py: `foreign`)
+        self.made_storages: set[int] = set()
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -166,6 +185,8 @@ class DispatchRecorder(TorchDispatchMode):
             self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
+        if made and not view:
+            self._made(made, args, kwargs)
         if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if not view and not self._paused:
@@ -181,6 +202,12 @@ class DispatchRecorder(TorchDispatchMode):
             self._built(sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made))
             self._keep(made)
         return out
+
+    def _made(self, made: list[torch.Tensor], args: tuple, kwargs: Mapping | None) -> None:
+        """Keep the storages of an op's outputs that none of its arguments had (in place, set_ and out= ops
+        return an argument's storage)."""
+        given = {_storage_ptr(t) for t in _leaves((args, kwargs)) if _is_tensor(t) or _is_storage(t)}
+        self.made_storages.update(p for p in map(_storage_ptr, made) if p not in given)
 
     def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
         """The op's scalar arguments and its tensors' places in their storages (a one-element view picked by a

@@ -236,6 +236,9 @@ class CallReport(Message):
     stray_accesses: int = 0
     stray_first: str = ""
     seed_draws: dict[str, int] = field(default_factory=dict)  # random ops of at most SEED_ELEMS elements
+    # bytes of the storages the call's launches were handed, or it returned, that are neither an input nor made by
+    # an op of the call: memory filled before the call (a table, a cached workspace, a pool of random values)
+    foreign_bytes: int = 0
     host_made: tuple[HostMade, ...] = ()  # the first HOST_KEEP_BYTES of host-made tensor data, whole tensors
     # CPU storages written with no op or launch, or on memory torch did not allocate (sandbox/ledger.py);
     # their elements and bytes are in host_built and host_built_bytes, their data in host_made.

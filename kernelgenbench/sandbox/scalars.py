@@ -10,7 +10,8 @@ in a fixed order (so a caller can key them by position) as (kind, value):
     text      a chunk of _TEXT_CHUNK characters or bytes of a string, with its offset
     dtype     a torch or triton dtype, by name
     meta      a tensor's storage offset, sizes and strides
-    store     a tensor's storage address (ScalarLog tags it: which input, made in the call, or an older one)
+    store     a tensor's storage address (ScalarLog logs it as a "place": which input, made in the call, or
+              an older one)
     code      a function's, class's or module's identity
     overflow  the count of scalars left unwalked past `limit` (last)
 
@@ -38,7 +39,7 @@ INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a flo
 MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
 _BASE = torch._C.TensorBase
 _T_OFFSET, _T_SIZE, _T_STRIDE = _BASE.storage_offset, _BASE.size, _BASE.stride
-_T_STORAGE, _S_DATA_PTR = _BASE.untyped_storage, torch._C.StorageBase.data_ptr
+_T_STORAGE, _S_DATA_PTR, _S_NBYTES = _BASE.untyped_storage, torch._C.StorageBase.data_ptr, torch._C.StorageBase.nbytes
 _SEQUENCES = (tuple, list, frozenset, set, collections.deque)
 _TEXT = (str, bytes, bytearray)
 _TEXT_CHUNK = 4  # characters or bytes of a string constant counted as one value (a float's worth of bits)
@@ -222,7 +223,8 @@ def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:
     for x in meta:
         yield "meta", int(x)
     try:
-        yield "store", _S_DATA_PTR(_T_STORAGE(t))
+        storage = _T_STORAGE(t)
+        yield "store", (_S_DATA_PTR(storage), _S_NBYTES(storage))
     except (RuntimeError, NotImplementedError):
         return
 
@@ -246,16 +248,30 @@ class ScalarLog:
         # made at import stays where it is), or one made in the call; set per call (`places`)
         self._inputs: dict[int, str] = {}
         self._older: frozenset[int] = frozenset()
+        # storages no op of the call made (on any device), given: the recorder's set, filled as the call runs
+        self._made: set[int] | None = None
+        self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
 
-    def places(self, inputs: dict[int, str], older: frozenset[int]) -> None:
-        """The call's inputs' storages (address: argument name) and the storages alive before it began."""
-        self._inputs, self._older = inputs, older
+    def places(self, inputs: dict[int, str], older: frozenset[int], made: set[int] | None = None) -> None:
+        """The call's inputs' storages (address: argument name), the CPU storages alive before it began, and
+        (to collect `foreign`) the storages its ops made."""
+        self._inputs, self._older, self._made = inputs, older, made
 
     def _place(self, ptr: int) -> tuple[str, Any]:
         name = self._inputs.get(ptr)
         if name is not None:
-            return "meta", ("input", name)
-        return "meta", ("older", ptr) if ptr in self._older else ("made", 0)
+            return "place", ("input", name)
+        return "place", ("older", ptr) if ptr in self._older else ("made", 0)
+
+    def note_foreign(self, values: Any) -> None:
+        """Collect `values`' storages that are neither an input nor made in the call, logging nothing."""
+        for kind, x in leaves(values):
+            if kind == "store":
+                self._foreign(*x)
+
+    def _foreign(self, ptr: int, nbytes: int) -> None:
+        if self._made is not None and ptr and ptr not in self._inputs and ptr not in self._made:
+            self.foreign[ptr] = nbytes
 
     def start(self, name: str) -> None:
         """The next scalars belong to a new call of `name`."""
@@ -269,7 +285,8 @@ class ScalarLog:
         taken = 0
         for kind, x in leaves(values):
             if kind == "store":
-                kind, x = self._place(x)
+                self._foreign(*x)
+                kind, x = self._place(x[0])
             if kind == "overflow":
                 self.over += x
             elif kind == "number":

@@ -728,8 +728,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels)
     older = b.ledger.live() - storages.keys()
-    for log in (rec.scalars, counter.scalars):  # a tensor handed over is logged as which storage it is, too
-        log.places(storages, older)
+    rec.scalars.places(storages, older)  # a tensor handed over is logged as which storage it is, too
+    counter.scalars.places(storages, older, rec.made_storages)  # and a launch's older storages are collected
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -754,6 +754,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
+            # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
+            counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
             changed, values_changed, host_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
                                                                     compiled=counter.compile_s > 0)
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
@@ -798,7 +800,10 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
             sum(now.changed(prev, only="host") for now, prev in pairs))
 
 
-_HOST_ONLY, _PLACES = frozenset({"host"}), frozenset({"meta"})
+# Which storage a tensor is (an input, one made in the call, an older one by address) is left out of the
+# second count: a workspace cached at the first call is "made" there and "older" after. Its offset, sizes and
+# strides are counted (red team 17 handed a host value to a kernel as the storage offset of a view).
+_HOST_ONLY, _PLACES = frozenset({"host"}), frozenset({"place"})
 
 
 def _shape_key(value: Any, depth: int = 0) -> Any:
@@ -814,6 +819,7 @@ def _shape_key(value: Any, depth: int = 0) -> Any:
 def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
     """What host values went into tensors and launches, as CallReport fields."""
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
+            "foreign_bytes": sum(counter.scalars.foreign.values()),
             "launch_floats": len(counter.floats | rec.scalars.floats), "kernel_rule_breaks": tuple(counter.rule_breaks),
             **dict(zip(("stray_accesses", "stray_first"), counter.memory.take(), strict=True)), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
             "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}

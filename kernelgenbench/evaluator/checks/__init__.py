@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kernelgenbench.evaluator.checks.base import Check, judge_report
 from kernelgenbench.evaluator.checks.device_recorder import CHECK as DEVICE_RECORDER
+from kernelgenbench.evaluator.checks.drawn_before import CHECK as DRAWN_BEFORE
 from kernelgenbench.evaluator.checks.exception import CHECK as EXCEPTION
 from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
 from kernelgenbench.evaluator.checks.host_data import CHECK as HOST_DATA
@@ -29,7 +30,7 @@ from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBA
 # no GPU compiles (kernel_rules: torch compute in a plain function it calls is named as torch compute) and one
 # that reached memory outside its tensors (launch_memory).
 REGISTRY: tuple[Check, ...] = (TAMPERING, SIDE_STREAM, DEVICE_RECORDER, PACKING, EXCEPTION, HOST_COMPUTE,
-                               HOST_DATA, TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, KERNEL_RULES, LAUNCH_MEMORY,
+                               HOST_DATA, DRAWN_BEFORE, TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, KERNEL_RULES, LAUNCH_MEMORY,
                                THREADS, NO_LAUNCH)
 
 __all__ = ["REGISTRY", "Check", "judge_report"]

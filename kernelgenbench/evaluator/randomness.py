@@ -1,0 +1,86 @@
+"""Whether a random op's output is an independent draw, beyond its marginal distribution (evaluator/compare.py).
+
+Two ways a sampler can have the right marginal and still not be one, both measured against the reference's own
+draw of the same size, so that structure the op itself has (a probability read from the input) is never held
+against the candidate:
+
+- **Repetition**: element i equals element i + k. A pool of random values made before the call and read
+  window by window (red team 16) repeats with the pool's period; so does a kernel whose programs all start the
+  generator at the same offset (every block draws the same numbers). Found as the largest autocorrelation over
+  every lag, by FFT.
+- **A function of the input**: `x < p` on uniform `x` has the marginal of a Bernoulli draw (red team 17
+  alternated it with `x >= 1 - p` so two calls differ). Found as the rank correlation between the output and
+  each input of its size, candidate against reference.
+
+Both are z-scores with a limit far in the tail (Z_LIMIT), so a true sampler fails neither in practice.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+Z_LIMIT = 8.0  # standard deviations: a correct sampler exceeds it about once in 1e15 lags or inputs
+MAX_ELEMENTS = 1 << 20  # the first this many elements are tested (a window repeats within them or not at all)
+MIN_ELEMENTS = 256  # fewer: no test
+MIN_OVERLAP = 4096  # a lag is tested where at least this many pairs (or half the elements) overlap
+
+
+def repetition(values: torch.Tensor) -> tuple[int, float]:
+    """The lag with the largest autocorrelation z-score of a flat output, and that score ((0, 0.0) when none)."""
+    x = values.reshape(-1)[:MAX_ELEMENTS].double()
+    n = x.numel()
+    if n < MIN_ELEMENTS:
+        return 0, 0.0
+    x = x - x.mean()
+    var = float((x * x).mean())
+    if not math.isfinite(var) or var <= 0:
+        return 0, 0.0
+    spectrum = torch.fft.rfft(x, n=2 * n)
+    sums = torch.fft.irfft(spectrum * spectrum.conj(), n=2 * n)[:n]  # sums[k] = sum_i x[i] * x[i + k]
+    last = n - min(MIN_OVERLAP, n // 2)
+    pairs = torch.arange(n, 0, -1, dtype=torch.float64, device=x.device)[1:last + 1]
+    z = sums[1:last + 1] / (pairs * var) * pairs.sqrt()
+    at = int(z.abs().argmax())
+    return at + 1, float(z[at])
+
+
+def input_dependence(values: torch.Tensor, given: torch.Tensor) -> float:
+    """The rank correlation of an output with one input of its size, as a z-score of the difference from 0."""
+    n = min(values.numel(), MAX_ELEMENTS)
+    a = _ranks(values.reshape(-1)[:n])
+    b = _ranks(given.reshape(-1)[:n].to(values.device))
+    a, b = a - a.mean(), b - b.mean()
+    denom = float((a * a).sum().sqrt() * (b * b).sum().sqrt())
+    return 0.0 if denom == 0 else float((a * b).sum()) / denom * math.sqrt(n)
+
+
+def _ranks(x: torch.Tensor) -> torch.Tensor:
+    """Each element's rank (ties in index order: as independent of the other tensor as the draw is)."""
+    key = x.double() if not x.dtype.is_complex else x.real.double()
+    order = torch.argsort(torch.nan_to_num(key), stable=True)
+    ranks = torch.empty_like(order, dtype=torch.float64)
+    ranks[order] = torch.arange(order.numel(), dtype=torch.float64, device=order.device)
+    return ranks
+
+
+def not_independent(where: str, ref: torch.Tensor, out: torch.Tensor,
+                    inputs: dict[str, torch.Tensor]) -> str | None:
+    """Why `out` is no independent draw where the reference's `ref` is one (None: no sign of it)."""
+    if out.numel() < MIN_ELEMENTS:
+        return None
+    lag, z = repetition(out)
+    if abs(z) > Z_LIMIT and abs(repetition(ref)[1]) <= Z_LIMIT:
+        return (f"{where}: the draw repeats itself: elements {lag} apart are correlated (autocorrelation z = {z:.1f}; "
+                f"the reference's draw shows none): a precomputed pool read in windows, or programs that share "
+                f"one generator offset")
+    for name, given in inputs.items():
+        if not isinstance(given, torch.Tensor) or given.numel() != out.numel() or given.dtype == torch.bool \
+                or given.is_complex():
+            continue
+        z_out, z_ref = input_dependence(out, given), input_dependence(ref, given)
+        if abs(z_out - z_ref) > Z_LIMIT * math.sqrt(2):
+            return (f"{where}: the draw follows the input {name!r} (rank correlation z = {z_out:.1f}, the reference's "
+                    f"draw {z_ref:.1f}): a function of the input values, not a sampler")
+    return None
