@@ -28,7 +28,7 @@ from kernelgenbench.sandbox.protocol import Profile
 
 
 def _task(category: str = "elementwise") -> Task:
-    return types.SimpleNamespace(category=category)  # the checks read only the category
+    return types.SimpleNamespace(category=category, semantics="deterministic")  # what the checks read of a task
 
 
 def _profile(**ops: dict[str, int]) -> Profile:
@@ -206,20 +206,29 @@ def test_the_guard_watches_the_standard_library_whole_and_leaves_scalars_and_cac
         finally:
             setattr(owner, name, real)
     assert tampered() == []
+    from multiprocessing.connection import Connection
+
     try:
-        json_mod.JSONEncoder.iterencode_extra = lambda self: None  # an added attribute shadows an inherited one
-        assert tampered() == ["json.encoder.JSONEncoder: (attributes added) replaced"]
+        Connection.send_bytes = lambda self, data: None  # added over _ConnectionBase's: shadows the inherited one
+        Connection.warning_once = lambda self: None  # a new name runs no code of the worker (transformers does so)
+        assert tampered() == ["multiprocessing.connection.Connection: send_bytes (added over an inherited one) "
+                              "replaced"]
     finally:
-        del json_mod.JSONEncoder.iterencode_extra
+        del Connection.send_bytes, Connection.warning_once
+    import importlib
+    import logging
     import tempfile
 
     tempfile.tempdir, before = "/tmp", tempfile.tempdir  # a scalar default its own code sets: no code runs there
     json_mod.JSONEncoder.__slotnames__ = []  # copyreg's cache
+    importlib.invalidate_caches()  # bumps a class's int counter
+    logging.captureWarnings(True)  # a documented hook (warnings.showwarning) the worker never calls
     try:
         assert tampered() == []
     finally:
         tempfile.tempdir = before
         del json_mod.JSONEncoder.__slotnames__
+        logging.captureWarnings(False)
 
 
 def test_messages_are_encoded_without_code_looked_up_by_name():

@@ -164,3 +164,23 @@ def test_storages_handed_over_that_are_neither_inputs_nor_made_by_the_calls_ops_
     assert "memory made before the call" in judge(bern, call_report(foreign_bytes=FOREIGN_LIMIT))
     assert judge(bern, call_report(foreign_bytes=FOREIGN_LIMIT - 1)) is None  # a table of constants
     assert judge(add, call_report(foreign_bytes=1 << 30)) is None  # only a sampler's draws are its work
+
+
+def test_which_older_storage_a_launch_gets_is_a_value_but_a_workspace_growing_old_is_not():
+    """Red team 18 chose, per byte of a tiny answer, one of 256 tables made at import: older -> another older
+    counts even where places are left out; made in the first call -> older in the next does not."""
+    tables = [torch.zeros(1, dtype=torch.int32) for _ in range(3)]
+    workspace = torch.zeros(4)
+
+    def launch(t: torch.Tensor, made: set[int]) -> ScalarLog:
+        log = ScalarLog()
+        log.places({}, frozenset(), made)
+        log.start("k")
+        log.add((t,))
+        return log
+
+    first = launch(tables[0], set())
+    assert launch(tables[1], set()).changed(first, frozenset({"place"})) == 1
+    assert launch(tables[0], set()).changed(first, frozenset({"place"})) == 0
+    made = launch(workspace, {workspace.untyped_storage().data_ptr()})
+    assert launch(workspace, set()).changed(made, frozenset({"place"})) == 0

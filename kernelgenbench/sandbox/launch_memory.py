@@ -30,6 +30,10 @@ class LaunchMemory:
     def __init__(self, ledger: Any) -> None:
         self._ledger = ledger
         self._starts = self._ends = np.zeros(0, dtype=np.uint64)
+        # storages the launch reaches that its call neither was handed nor made (ScalarLog.foreign_of), whose
+        # accesses are noted there: a pool made before the call read through a raw address (red team 18)
+        self._old_starts = self._old_ends = np.zeros(0, dtype=np.uint64)
+        self._log: Any = None
         self._armed = False
         self.strays = 0  # accesses outside every storage, since the last `take`
         self.first = ""  # the first of them
@@ -50,8 +54,13 @@ class LaunchMemory:
             watched[f"triton.InterpreterBuilder.{name}"] = (InterpreterBuilder, name)
         return watched
 
-    def arm(self, values: Iterable[Any]) -> None:
-        """A launch with these arguments starts: its accesses are checked until `disarm`."""
+    def arm(self, values: Iterable[Any], log: Any = None) -> None:
+        """A launch with these arguments starts: its accesses are checked until `disarm`; with the call's
+        ScalarLog `log`, those landing in storages made before the call are noted there."""
+        self._log = log
+        old = sorted((a, b) for a, b in self._ledger.spans() if log is not None and log.foreign_of(a))
+        self._old_starts = np.array([a for a, _ in old], dtype=np.uint64)
+        self._old_ends = np.array([b for _, b in old], dtype=np.uint64)
         spans = sorted(self._ledger.spans(values))
         starts, ends = [], []
         for start, end in spans:  # merged, so the ends rise with the starts
@@ -97,6 +106,8 @@ class LaunchMemory:
         addresses = data.astype(np.uint64).ravel()
         if not addresses.size:
             return
+        if self._old_starts.size:
+            self._note_old(addresses)
         at = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
         inside = (at >= 0) & (addresses + np.uint64(width) <= self._ends[np.maximum(at, 0)]) if self._ends.size \
             else np.zeros(addresses.shape, dtype=bool)
@@ -105,3 +116,11 @@ class LaunchMemory:
             if not self.strays:
                 self.first = f"{hex(int(addresses[~inside][0]))} ({width}-byte access)"
             self.strays += outside
+
+    def _note_old(self, addresses: np.ndarray) -> None:
+        """Note each storage made before the call that these addresses fall in."""
+        at = np.searchsorted(self._old_starts, addresses, side="right").astype(np.int64) - 1
+        inside = (at >= 0) & (addresses < self._old_ends[np.maximum(at, 0)])
+        for i in np.unique(at[inside]).tolist():
+            start = int(self._old_starts[i])
+            self._log.foreign_span(start, int(self._old_ends[i]) - start)

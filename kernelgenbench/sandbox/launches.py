@@ -305,7 +305,7 @@ class LaunchCounter:
                     if rec is not None:  # what the call handed over and what the launch gets: both checked
                         rec.launch_starts(values if values is given else [*given, *values])
                 if memory is not None:
-                    memory.arm(_tensors(values))
+                    memory.arm(_tensors(values), self.scalars)
                     armed = True
                 yield args, kwargs
         finally:

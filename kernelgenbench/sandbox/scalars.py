@@ -261,17 +261,25 @@ class ScalarLog:
         name = self._inputs.get(ptr)
         if name is not None:
             return "place", ("input", name)
-        return "place", ("older", ptr) if ptr in self._older else ("made", 0)
+        # older: alive before the call (the CPU ledger knows), or on any device not made by the call's ops
+        older = ptr in self._older or (self._made is not None and ptr not in self._made)
+        return "place", ("older", ptr) if older else ("made", 0)
 
     def note_foreign(self, values: Any) -> None:
         """Collect `values`' storages that are neither an input nor made in the call, logging nothing."""
         for kind, x in leaves(values):
             if kind == "store":
-                self._foreign(*x)
+                self.foreign_span(*x)
 
-    def _foreign(self, ptr: int, nbytes: int) -> None:
-        if self._made is not None and ptr and ptr not in self._inputs and ptr not in self._made:
+    def foreign_of(self, ptr: int) -> bool:
+        """Whether the storage at `ptr` is neither an input nor made by the call's ops (False when not collecting)."""
+        return self._made is not None and bool(ptr) and ptr not in self._inputs and ptr not in self._made
+
+    def foreign_span(self, ptr: int, nbytes: int) -> None:
+        """A storage a launch reached, noted in `foreign` if it is neither an input nor made in the call."""
+        if self.foreign_of(ptr):
             self.foreign[ptr] = nbytes
+
 
     def start(self, name: str) -> None:
         """The next scalars belong to a new call of `name`."""
@@ -285,7 +293,7 @@ class ScalarLog:
         taken = 0
         for kind, x in leaves(values):
             if kind == "store":
-                self._foreign(*x)
+                self.foreign_span(*x)
                 kind, x = self._place(x[0])
             if kind == "overflow":
                 self.over += x
@@ -393,5 +401,14 @@ def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozen
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
         total += sum(1 for k, leaf in enumerate(call)
-                     if leaf[0] not in skip and (not only or leaf[0] == only) and (k >= len(other) or other[k] != leaf))
+                     if (leaf[0] not in skip or _older_moved(leaf, other, k)) and (not only or leaf[0] == only)
+                     and (k >= len(other) or other[k] != leaf))
     return total
+
+
+def _older_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:
+    """A storage made before the call handed where the previous round handed another one made before its call:
+    which of several tables a launch gets is a value (red team 18 picked one of 256 per byte of the answer),
+    unlike a workspace made in the first call and older in the next."""
+    return (leaf[0] == "place" and leaf[1][0] == "older" and k < len(other) and other[k][0] == "place"
+            and other[k][1][0] == "older")

@@ -234,12 +234,19 @@ _CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runti
 # its dict whole. sys is left out (its path, modules and hooks change by design: hooks are watched apart).
 _STD_SKIP = frozenset({"sys", "__main__"})
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
+# Hooks the standard library documents for programs to replace, which no code of the worker calls
+# (`logging.captureWarnings` sets warnings.showwarning; torch sets warnings.formatwarning).
+_STD_HOOKS = frozenset({("warnings", "showwarning"), ("warnings", "formatwarning"),
+                        ("logging.Formatter", "converter")})
 # Attributes Python adds to a class after it is made: copyreg caches a class's slot names on it when pickling.
 _CLASS_CACHES = frozenset({"__slotnames__"})
 
 
-def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], bool], ...]:
-    """(label, live mapping, its entries now, whether additions count) for each watched namespace."""
+def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], frozenset[str] | None], ...]:
+    """(label, live mapping, its entries now, and for a class the inherited names an added attribute would
+    shadow) for each watched namespace. An attribute added under a new name changes no code the worker runs
+    (transformers adds `logging.Logger.warning_once`); one that shadows an inherited method does
+    (`Connection.send_bytes` is `_ConnectionBase`'s)."""
     import importlib
 
     out = []
@@ -250,19 +257,25 @@ def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], bool], .
             continue
         d = vars(mod)
         out.append((modname, d, tuple((k, v) for k, v in d.items()
-                                      if callable(v) or isinstance(v, types.ModuleType)), False))
+                                      if callable(v) or isinstance(v, types.ModuleType)), None))
     classes = [getattr(sys.modules.get(modname), name, None) for modname, name in _CLASSES]
     for modname, mod in tuple(sys.modules.items()):
         if modname.partition(".")[0] not in sys.stdlib_module_names or modname in _STD_SKIP \
                 or not isinstance(mod, types.ModuleType):
             continue
         d = vars(mod)
-        out.append((modname, d, tuple((k, v) for k, v in tuple(d.items()) if not isinstance(v, _SCALARS)), False))
+        out.append((modname, d, tuple((k, v) for k, v in tuple(d.items())
+                                      if not isinstance(v, _SCALARS) and (modname, k) not in _STD_HOOKS), None))
         classes += [v for v in tuple(d.values()) if isinstance(v, type) and v.__dict__.get("__module__") == modname]
     for cls in dict.fromkeys(c for c in classes if isinstance(c, type)):
         proxy = _TYPE_DICT(cls)
-        out.append((f"{cls.__module__}.{cls.__qualname__}", proxy,
-                    tuple((k, v) for k, v in proxy.items() if k not in _CLASS_CACHES), True))
+        # inherited and not its own now: what an added attribute would shadow
+        shadows = frozenset(k for base in cls.__mro__[1:] for k in _TYPE_DICT(base)) - frozenset(proxy)
+        label = f"{cls.__module__}.{cls.__qualname__}"
+        # scalars as in modules: a counter a class keeps (importlib's _NamespacePath._epoch) runs no code
+        out.append((label, proxy, tuple((k, v) for k, v in proxy.items() if k not in _CLASS_CACHES
+                                        and not isinstance(v, _SCALARS) and (label, k) not in _STD_HOOKS),
+                    shadows - _CLASS_CACHES))
     return tuple(out)
 
 
@@ -351,8 +364,7 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
     _getattr, _zip, _any, ids = getattr, zip, any, _ids
     held = tuple((k, owner, n, ids(_getattr(owner, n, None))) for k, (owner, n) in watched.items()
                  if _is_data(owner, n, _getattr(owner, n, None)))
-    spaces, _len, caches = _namespaces(), len, _CLASS_CACHES
-    names = {label: frozenset(k for k, _ in entries) for label, _, entries, whole in spaces if whole}
+    spaces = _namespaces()
 
     def tampered(skip: tuple[str, ...] = ()) -> list[str]:
         """Marks for what changed since the snapshot; `skip`: keys legitimately replaced right now."""
@@ -365,10 +377,10 @@ def _guard(watched: dict[str, tuple[Any, str]]) -> Callable[..., list[str]]:
                 marks.append(f"{k} was replaced")
         marks += [f"{k} was rewritten" for k, owner, n, before in held if ids(_getattr(owner, n, None)) != before]
         marks += [f"sys.modules[{name!r}] was replaced" for name, mod in bound if modules.get(name) is not mod]
-        for label, live, entries, whole in spaces:
+        for label, live, entries, shadows in spaces:
             changed = [k for k, v in entries if k not in skip and live.get(k, _MISSING) is not v]
-            if whole and _len(live) != _len(entries) and _any(k not in caches for k in live if k not in names[label]):
-                changed.append("(attributes added)")
+            if shadows:
+                changed += [f"{k} (added over an inherited one)" for k in shadows if k in live]
             if changed:
                 marks.append(f"{label}: {', '.join(map(str, changed[:6]))} replaced")
         # The evaluator's judging code never runs here: a candidate importing it means to patch it.
@@ -989,6 +1001,10 @@ class _Serving:
     keep: list[Any] = field(default_factory=list)  # the previous round's buffers: fresh addresses unless reused
 
 
+_SERVING_DICT = _Serving.__dict__["__dict__"].__get__  # a serving state's own dict, by the descriptor made with it
+_NEW = object.__new__
+
+
 def main(conn: Any, setup: dict[str, Any]) -> None:
     """Worker entry point (run in a fresh process): import the candidate, then serve call/time requests."""
     log = _redirect_output(setup["log_path"])
@@ -1003,9 +1019,10 @@ def main(conn: Any, setup: dict[str, Any]) -> None:
                            message=str(exc)[:500], traceback=_trace(exc)))
         return
     serve = _serve  # bound before the candidate is imported, as everything used after the import is
+    state = tuple(_SERVING_DICT(s).items())  # immutable: each request is served by a fresh copy of it
     fn = _load(s, setup)
     if fn is not None:
-        serve(s, fn, log)
+        serve(state, fn, log)
 
 
 def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) -> _Serving:
@@ -1069,9 +1086,15 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     return fn if callable(fn) and not tamper else None
 
 
-def _serve(s: _Serving, fn: Callable[..., Any], log: Any) -> None:
-    """Answer call and time requests until the evaluator says exit or closes the pipe."""
+def _serve(state: tuple[tuple[str, Any], ...], fn: Callable[..., Any], log: Any) -> None:
+    """Answer call and time requests until the evaluator says exit or closes the pipe. Each request gets a fresh
+    `_Serving` made from the state taken before the import: a handler the candidate swaps in on one (red team
+    18 reached `_on_call`'s `s` through a traceback's frames and replaced `send_msg`) is gone at the next."""
     while True:
+        s = _NEW(_Serving)
+        fresh = _SERVING_DICT(s)
+        for k, v in state:
+            fresh[k] = v
         try:
             msg = _RECV(s.conn)
         except EOFError:
@@ -1087,8 +1110,9 @@ def _serve(s: _Serving, fn: Callable[..., Any], log: Any) -> None:
 
 
 def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
-    """One call: its inputs drawn here (or received), the candidate called, the report and outputs sent."""
-    b = s.b
+    """One call: its inputs drawn here (or received), the candidate called, the report and outputs sent. What
+    runs after the candidate's call is taken from `s` before it."""
+    b, send_msg, conn, tampered, activity, keep = s.b, s.send_msg, s.conn, s.tampered, s.activity, s.keep
     t_in = b.perf_counter()
     # before the call too: a replacement left between calls would run in this one, a hook before it
     pre = b.hooks.close() + s.tampered()
@@ -1097,44 +1121,45 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
         try:
             args, before = s.draw_inputs(s.task, draw, s.device, b)
         except Exception:  # noqa: BLE001 - the evaluator then sends the inputs instead (nothing to judge)
-            s.send_msg(s.conn, DrawError(event="draw_error"), None, msg.get("nonce"))
+            send_msg(conn, DrawError(event="draw_error"), None, msg.get("nonce"))
             return
     else:
         args = s.receive(msg["args"])
-    if msg.get("reuse") and s.keep:
+    if msg.get("reuse") and keep:
         # This round runs in the previous round's buffers with new values, so a result cached by
         # address goes stale (and fails) instead of being served again.
-        args = s.refill(s.keep[0], args, b.storage_bytes) or args
+        args = s.refill(keep[0], args, b.storage_bytes) or args
     t_in = b.perf_counter() - t_in
-    s.activity.armed = True
-    hold: list[Any] = [args, s.keep[:]]  # nothing of the candidate's dies (and runs a finalizer) until the send
+    activity.armed = True
+    hold: list[Any] = [args, keep[:]]  # nothing of the candidate's dies (and runs a finalizer) until the send
     report, payload = s.run_call(fn, s.task, args, s.device, s.send, key=None if draw is None else int(draw["key"]),
                                  before=before, b=b, hold=hold)
-    s.activity.armed = False
-    marks = pre + list(report.tampering) + s.tampered() + s.activity.evidence()
-    if b.tampered is not s.tampered:
-        marks.append("the worker's bound tamper check was replaced")
+    activity.armed = False
+    marks = pre + list(report.tampering) + tampered() + activity.evidence()
+    if b.tampered is not tampered or s.send_msg is not send_msg:
+        marks.append("the worker's bound tamper check or sender was replaced")
     # the same mark seen before and after counts once
     report = replaced(report, receive_s=t_in, inputs_before=before, tampering=tuple(dict.fromkeys(marks)))
-    s.send_msg(s.conn, report, payload, msg.get("nonce"))
-    s.keep[:] = [args]
+    send_msg(conn, report, payload, msg.get("nonce"))
+    keep[:] = [args]
     hold.clear()
 
 
 def _on_time(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     """One timing request: the candidate timed on fresh argument sets; a failure is reported, not fatal."""
+    send_msg, conn, tampered, b = s.send_msg, s.conn, s.tampered, s.b  # taken before the candidate runs
     try:
-        pre = s.b.hooks.close() + s.tampered()
-        s.b.hooks.open()
+        pre = b.hooks.close() + tampered()
+        b.hooks.open()
         hold: list[Any] = []
         try:
-            result = s.time_call(fn, s.task, msg, s.device, s.b, hold)
+            result = s.time_call(fn, s.task, msg, s.device, b, hold)
         finally:
-            post = s.b.hooks.close() + s.tampered()
-        s.send_msg(s.conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + post))),
-                   None, msg.get("nonce"))
+            post = b.hooks.close() + tampered()
+        send_msg(conn, TimeReport(event="timing", timing=result, tampering=tuple(dict.fromkeys(pre + post))),
+                 None, msg.get("nonce"))
         hold.clear()
     except BaseException as exc:  # noqa: BLE001 - a timing failure is reported, not fatal
-        s.send_msg(s.conn, TimeReport(event="timing", timing=Timing(available=False,
-                                                                    reason=f"timing failed: {exc!r}"[:500])),
-                   None, msg.get("nonce"))
+        send_msg(conn, TimeReport(event="timing", timing=Timing(available=False,
+                                                                reason=f"timing failed: {exc!r}"[:500])),
+                 None, msg.get("nonce"))

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/mul.Tensor expect=host_compute
+# kgb-corpus: task=aten/mul.Tensor expect=host_compute static=forbidden_api
 # When a kernel function has no source (inspect.getsourcelines fails), triton's FunctionRewriter returns the
 # function itself and the interpreter runs it as it is; the worker accepts that (interpreted_kernels._rewrite).
 # Its literal constants (co_consts) are judged by no one: kernel_rules reads names, chains and `.handle`, the

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # kernel_rules._own skips any function whose __globals__ IS a triton module's dict
 # ("triton's own"). A kernel rebuilt with types.FunctionType(code, tl.__dict__) is never judged; it reads a bare
 # name kgb_rows that the host put into triton.language.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=tampering
+# kgb-corpus: task=aten/add.Tensor expect=tampering static=forbidden_api
 # The worker builds every report with `replaced` (protocol.replaced; dataclasses.replace until red team 17), a
 # global of kernelgenbench.sandbox.worker looked up by name at each use. The tamper check watches that module's own functions and classes (by
 # __module__) and its non-callable data, so a callable global imported from another module is watched by no one.

@@ -32,5 +32,5 @@ def judge(task: Task, report: CallReport) -> str | None:
 CHECK = Check(
     name="drawn_before", status=Status.HOST_COMPUTE, collector="scalars", judge=judge,
     prompt="for random ops: reading random values drawn before the call (a pool made at import)",
-    corpus=("rt16_bern_import_pool",),
+    corpus=("rt16_bern_import_pool", "rt18_bern_pool_int_addr"),
 )
