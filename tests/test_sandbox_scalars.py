@@ -154,8 +154,9 @@ def test_storages_handed_over_that_are_neither_inputs_nor_made_by_the_calls_ops_
     with rec:
         out = torch.empty(100)
         out.add_(1)  # returns its argument's storage: made by empty, not by add_
+        table = torch.tensor([[x.data_ptr(), 100]])  # made from host data (lift_fresh), fresh all the same
         log.start("k")
-        log.add((x, out, out[10:]))
+        log.add((x, out, out[10:], table))
     assert log.foreign == {}
     log.add((pool[5:],))
     log.note_foreign((pool,))

@@ -185,8 +185,8 @@ class DispatchRecorder(TorchDispatchMode):
             self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
-        if made and not view:
-            self._made(made, args, kwargs)
+        if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
+            self._made(made, () if name in _FROM_HOST else args, kwargs)
         if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if not view and not self._paused:
