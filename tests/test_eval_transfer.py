@@ -154,3 +154,21 @@ def test_a_reused_round_writes_new_values_into_the_previous_rounds_buffers():
     assert _refill(old, {**new, "x": torch.ones(3, 4)}) is None  # other strides
     assert _refill(old, {**new, "blocks": [torch.zeros(2), torch.zeros(2)]}) is None
     assert _refill(old, {**new, "k": nkv[0].double()}) is None
+
+
+def test_bytes_written_after_packing_are_refused_and_what_is_read_is_a_private_copy():
+    """Red team 19 wrote the answer into the packed outputs from a finalizer that ran after the worker's checks:
+    the writer's digest, taken as it packs, must match the reader's copy, and the copy is what comes back."""
+    from kernelgenbench.evaluator.transfer import Arena, TransferRewritten, pack, unpack
+
+    writer = Arena()
+    reader = Arena(writer.fd)
+    x = torch.arange(10.0)
+    desc = pack({"x": x, "part": x[2:5], "ints": [torch.ones(3, dtype=torch.int64)], "none": torch.empty(0)}, writer)
+    got = unpack(desc, reader)
+    assert torch.equal(got["x"], x) and torch.equal(got["part"], x[2:5]) and got["ints"][0].tolist() == [1, 1, 1]
+    assert got["part"].untyped_storage().data_ptr() == got["x"].untyped_storage().data_ptr()  # aliasing kept
+    writer.reserve(8)[0] = 7  # after the reader's copy: what it read stays as packed
+    assert got["x"][0] == 0
+    with pytest.raises(TransferRewritten, match="changed after the worker packed"):
+        unpack(desc, reader)

@@ -30,7 +30,7 @@ from kernelgenbench.evaluator.solutions import Candidate
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.evaluator.supervisor import NO_REPLY, Reply, Worker
 from kernelgenbench.evaluator.timing import TimingConfig
-from kernelgenbench.evaluator.transfer import clone_tree, fingerprint, move_tree
+from kernelgenbench.evaluator.transfer import TransferRewritten, clone_tree, fingerprint, move_tree
 from kernelgenbench.sandbox.protocol import TimeReport
 
 
@@ -100,6 +100,8 @@ def _judge_round(task: Task, worker: Worker, reply: Reply, device: str, ref_ret:
                 # Judged on the device, where the reference's outputs already are: comparing tens of MB
                 # in float64 there takes milliseconds, against seconds on the host.
                 cand_out = move_tree(worker.outputs(reply), device)
+            except TransferRewritten as exc:
+                return Verdict(Status.TAMPERING, str(exc)), {}, None
             except Exception:  # noqa: BLE001 - anything but plain tensors is the candidate's fault
                 cand_out = None
     # Whatever the worker said, the evaluator finds the host-made values in the outputs itself.

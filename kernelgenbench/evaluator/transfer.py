@@ -137,6 +137,17 @@ class Arena:
             return torch.empty(0, dtype=torch.uint8)
         return torch.frombuffer(self._mapped(offset + nbytes), dtype=torch.uint8, count=nbytes, offset=offset)
 
+    def digest(self, nbytes: int) -> str:
+        """The sha256 of the first `nbytes`: taken by the writer as it packs, checked by the reader on its own copy
+        (red team 19 wrote the answer into the packed outputs from a finalizer, after the worker's checks)."""
+        if nbytes == 0:
+            return hashlib.sha256(b"").hexdigest()
+        return hashlib.sha256(memoryview(self._mapped(nbytes))[:nbytes]).hexdigest()
+
+    def copied(self, nbytes: int) -> bytearray:
+        """The first `nbytes` copied out, so no later write by the other side reaches what is read."""
+        return bytearray(memoryview(self._mapped(nbytes))[:nbytes]) if nbytes else bytearray()
+
     def close(self) -> None:
         """Drop this side's mapping and descriptor (views already handed out keep their memory)."""
         self._map = None
@@ -194,7 +205,7 @@ def pack(obj: Any, arena: Arena) -> dict[str, Any]:
     view = arena.reserve(end)
     for (offset, nbytes), raw in zip(regions, raws, strict=True):
         view[offset:offset + nbytes].copy_(raw)  # device to mapped host pages in one copy
-    return {"storages": regions, "value": value}
+    return {"storages": regions, "value": value, "digest": arena.digest(end)}
 
 
 def _torch_attr(name: Any, kind: type | tuple[type, ...]) -> Any:
@@ -214,6 +225,8 @@ def unpack(desc: Any, arena: Arena) -> Any:
         raws = [arena.region(*r) for r in regions]
     except (TypeError, KeyError) as exc:
         raise ValueError(f"malformed transfer: {exc!r}") from None
+    if "digest" in desc:
+        raws = _checked_copy(desc["digest"], regions, raws, arena)
 
     def dec(v: Any) -> Any:
         if v is None or type(v) in _SCALARS:
@@ -245,6 +258,24 @@ def unpack(desc: Any, arena: Arena) -> Any:
         raise ValueError(f"unknown transfer tag {tag!r}")
 
     return dec(value)
+
+
+class TransferRewritten(ValueError):
+    """The packed bytes changed between the writer's digest and the reader's copy: written after packing."""
+
+
+def _checked_copy(digest: Any, regions: list[Any], raws: list[torch.Tensor], arena: Arena) -> list[torch.Tensor]:
+    """The regions as views of one private copy of the packed bytes, whose sha256 must be the writer's."""
+    end = max((r[0] + r[1] for r in regions), default=0)
+    end = -(-end // _ALIGN) * _ALIGN if regions else 0
+    end = min(end, arena.size())
+    data = arena.copied(end)
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise TransferRewritten("the outputs' bytes changed after the worker packed them (written after the "
+                                "call's checks, e.g. from a finalizer)")
+    # each region a storage of its own (as `Arena.region` gives), over the one copy
+    return [torch.frombuffer(data, dtype=torch.uint8, count=nbytes, offset=offset) if nbytes
+            else torch.empty(0, dtype=torch.uint8) for offset, nbytes in regions]
 
 
 def unpack_json(data: bytes, arena: Arena) -> Any:

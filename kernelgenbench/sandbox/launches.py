@@ -347,6 +347,7 @@ class LaunchCounter:
             finally:
                 if isinstance(hooks, list) and hooks:
                     kernel.pre_run_hooks = hooks
+                counter._launch_args = ()  # a finalizer on an argument runs now, not after the call's checks
                 if counter.kernels is not None:
                     counter.kernels.launch_ended()
                 # a compile is a new variant in triton's cache and a module loaded onto the device; under the

@@ -749,6 +749,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     if watch is not None:
         watch.started.clear()
     session = b.session(device, counter.range_name)  # one profiler session per call (sandbox/activity.py)
+    if hold is not None:  # what the recorders hold of the candidate's dies after the send, not before it
+        hold.append((rec, counter, session))
     try:
         with session:
             t0 = b.perf_counter()  # the call and its device work, not the profiler's start and stop

@@ -23,5 +23,6 @@ CHECK = Check(
             "rt11_dispatch_library_override", "rt15_worker_replace_global", "rt16_fnmode_predraw_add",
             "rt16_fnmode_detach_rmsnorm", "rt16_randn_patch_add", "rt16_frombuffer_arena_forge",
             "rt16_builder_fadd_patch_mm", "rt16_sha256_fingerprint_forge", "rt17_json_default_encoder",
-            "rt17_dataclasses_global_scrub", "rt18_frame_send_msg_scrub"),
+            "rt17_dataclasses_global_scrub", "rt18_frame_send_msg_scrub",
+            "rt19_closurevars_scrub"),
 )

@@ -51,5 +51,5 @@ CHECK = Check(
            "entry point); at least one Triton kernel must launch, unless the answer needs no computing (it is an "
            "input as given, or nothing).",
     corpus=("torch_fallback", "custom_op_named_allowed", "forge_report_on_pipe", "pre_run_hook",
-            "rt11_kvcache_copy_fallback", "rt15_finalizer_report_scrub"),
+            "rt11_kvcache_copy_fallback", "rt15_finalizer_report_scrub", "rt19_finalizer_arena_rewrite"),
 )
