@@ -156,6 +156,10 @@ def test_a_random_output_that_repeats_itself_or_follows_its_input_is_no_draw():
     p = torch.rand(n, generator=g)
     assert compare_random("return", torch.bernoulli(p, generator=g), torch.bernoulli(p, generator=g),
                           inputs={"self": p}).passed
+    # red team 20: a threshold on low mantissa bits has no rank correlation with the input, but follows its bits
+    low = ((((x * 2**24).long() >> 4) & 4095).float() / 4096 < 0.5).float()
+    v = compare_random("return", ref, low, inputs={"self": x})
+    assert v.status is Status.INCORRECT_NUMERICS and "follows bit" in v.evidence
     # heavy tails (exponential draws) over many trials: no false verdict
     for _ in range(10):
         a, b = torch.empty(5000).exponential_(generator=g), torch.empty(5000).exponential_(generator=g)

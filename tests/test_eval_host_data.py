@@ -118,6 +118,22 @@ def test_only_tritons_own_jit_functions_can_say_they_compiled() -> None:
     assert _compiled(Fake()) == 0
 
 
+def test_every_word_of_host_made_data_is_compared_and_more_than_that_is_judged_for_a_tiny_output() -> None:
+    """Red team 20 put a 1-element answer after 64 padding words when only the first 64 were logged."""
+    from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES
+
+    def made(value: float):
+        rec, _, _ = sealed_recorder()
+        with rec:
+            torch.tensor([0.0] * 64 + [value])
+        return rec.scalars
+
+    assert made(2.5).changed(made(1.5), frozenset({"place"})) == 1
+    sizes = Sizes(returns=((1, 4),), args={"self": (312, 1248)})
+    found = judge(example_task("aten/add.Tensor"), call_report(sizes=sizes, host_built_bytes=HOST_KEEP_BYTES + 4))
+    assert found is not None and "more than the round comparison can read" in found
+
+
 def test_the_recorder_logs_host_made_values_for_the_round_comparison() -> None:
     def made(value: float):
         rec, check, _ = sealed_recorder()

@@ -34,6 +34,7 @@ import torch
 
 from kernelgenbench.sandbox.class_code import triton_own
 from kernelgenbench.sandbox.launch_args import triton_block
+from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES
 
 INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a float32 of 2.4e-38 as bits)
 MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
@@ -330,13 +331,13 @@ class ScalarLog:
         return taken
 
     def add_host(self, dtype: str, data: bytes) -> int:
-        """Log, as a call of its own, the first HOST_VALUES elements of host-made tensor data as ("host", word)
+        """Log, as a call of its own, the first HOST_VALUES_BYTES of host-made tensor data as ("host", word)
         leaves: a table of shapes repeats from round to round, an answer made on the host does not. Returns how
         many were taken."""
         size = _ITEMSIZE.get(dtype, 1)
         self.start(HOST_CALL + dtype)
         taken = 0
-        for i in range(0, min(len(data), HOST_VALUES * size), size):
+        for i in range(0, min(len(data), HOST_VALUES_BYTES), size):
             if self.kept >= MAX_LOGGED:
                 self.over += 1
                 break
@@ -367,7 +368,9 @@ class ScalarLog:
 
 
 HOST_CALL = "host:"  # the call name prefix of host-made data logged by `add_host`
-HOST_VALUES = 64  # elements of one host-made tensor logged (more than any tiny output; a table's first words)
+# bytes of one host-made tensor logged word by word: all a call's kept host data (red team 20 put a tiny answer
+# after 64 padding words when only the first 64 were logged)
+HOST_VALUES_BYTES = HOST_KEEP_BYTES
 _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128": 16, "float32": 4, "int32": 4,
              "uint32": 4, "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "complex32": 4}
 

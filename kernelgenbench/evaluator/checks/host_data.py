@@ -43,7 +43,7 @@ from kernelgenbench.evaluator.checks.host_compute import CHECK as HOST_COMPUTE
 from kernelgenbench.evaluator.checks.profiled_ops import judge as profiled_compute
 from kernelgenbench.evaluator.host_values import SMALL_OUTPUT, float_elements, kept_bytes
 from kernelgenbench.evaluator.status import Status
-from kernelgenbench.sandbox.protocol import SMALL_WRITE, CallReport
+from kernelgenbench.sandbox.protocol import HOST_KEEP_BYTES, SMALL_WRITE, CallReport
 
 FLOOR_ELEMS = 8
 # A few elements at a time, into or out of tensors: writes into tensors of at most SMALL_WRITE elements (the
@@ -128,6 +128,10 @@ def _tiny(task: Task, report: CallReport, largest: int) -> str | None:
     elements: two float32 fit one float64). A random op's seed changes by design, so draws are not judged."""
     if largest == 0 or task.semantics == "random":
         return None
+    if report.host_built_bytes > HOST_KEEP_BYTES:  # past what the round comparison logs word by word
+        return (f"{report.host_built_bytes} bytes of tensors made from host data during the call, for an output of "
+                f"{largest} element(s): more than the round comparison can read ({HOST_KEEP_BYTES} bytes); an "
+                f"answer can hide there")
     if 2 * report.values_changed >= largest:
         return (f"{report.values_changed} value(s) handed to Triton kernels or aten ops, or made into tensors on "
                 f"the host, changed from the previous round of the same shapes and scalars, for an output of "
@@ -147,7 +151,7 @@ def _read_out(report: CallReport, largest: int) -> str | None:
 CHECK = Check(
     name="host_data", status=Status.HOST_COMPUTE, collector="dispatch", judge=judge,
     prompt=HOST_COMPUTE.prompt,
-    corpus=("rt15_grid_channel", "rt15_linecache_literals", "rt15_bytecode_consts", "rt15_pointer_identity", "rt15_same_name_kernels", "rt15_small_output_xor_table",
+    corpus=("rt20_storage_reduce_bytes", "rt15_grid_channel", "rt15_linecache_literals", "rt15_bytecode_consts", "rt15_pointer_identity", "rt15_same_name_kernels", "rt15_small_output_xor_table",
             "host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop", "host_fill_elementwise",
             "host_small_output", "host_complex_pack", "host_tensor_in_launch", "host_untyped_storage",
             "forge_launch_by_closure", "host_full_out_writeback", "host_int64_pack", "host_bernoulli_runs",
