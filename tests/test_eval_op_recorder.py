@@ -223,12 +223,15 @@ def test_the_guard_watches_the_standard_library_whole_and_leaves_scalars_and_cac
     json_mod.JSONEncoder.__slotnames__ = []  # copyreg's cache
     importlib.invalidate_caches()  # bumps a class's int counter
     logging.captureWarnings(True)  # a documented hook (warnings.showwarning) the worker never calls
+    factory = logging.getLogRecordFactory()
+    logging.setLogRecordFactory(lambda *a, **k: factory(*a, **k))  # vLLM-style logging setup
     try:
         assert tampered() == []
     finally:
         tempfile.tempdir = before
         del json_mod.JSONEncoder.__slotnames__
         logging.captureWarnings(False)
+        logging.setLogRecordFactory(factory)
 
 
 def test_messages_are_encoded_without_code_looked_up_by_name():

@@ -172,3 +172,14 @@ def test_bytes_written_after_packing_are_refused_and_what_is_read_is_a_private_c
     assert got["x"][0] == 0
     with pytest.raises(TransferRewritten, match="changed after the worker packed"):
         unpack(desc, reader)
+
+
+def test_a_negated_or_conjugated_view_arrives_as_the_values_it_shows():
+    """Red team 21 returned `z.conj().imag`, whose bytes are the answer and whose values are its negation."""
+    writer = Arena()
+    reader = Arena(writer.fd)
+    z = torch.complex(torch.zeros(4), torch.arange(4.0))
+    got = unpack(pack({"neg": z.conj().imag, "conj": z.conj()}, writer), reader)
+    assert got["neg"].tolist() == [-0.0, -1.0, -2.0, -3.0] and got["neg"].is_neg()
+    assert torch.equal(got["conj"].resolve_conj(), z.conj().resolve_conj())
+    assert move_tree(got, "cpu")["neg"].tolist() == [-0.0, -1.0, -2.0, -3.0]

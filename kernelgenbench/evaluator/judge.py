@@ -150,7 +150,8 @@ def _judge_returns(task: Task, cand: Mapping[str, Any], ref_leaves: list[tuple[s
     if len(got) != len(ref_leaves):
         return Verdict(Status.INCORRECT_TYPE, f"returned {len(got)} value(s), expected {len(ref_leaves)}")
     ref_alias = storage_aliases(ref_leaves, ref_args) if task.semantics == "view" else {}
-    for (where, ref), out, meta in zip(ref_leaves, got, metas, strict=True):
+    written = _written_returns(task, len(ref_leaves))
+    for i, ((where, ref), out, meta) in enumerate(zip(ref_leaves, got, metas, strict=True)):
         rule = active_rule(task, where, values)
         verdict = _compare_into(stats, task, where, ref, out, rule, values, pristine, task.semantics)
         if not verdict.passed:
@@ -159,7 +160,21 @@ def _judge_returns(task: Task, cand: Mapping[str, Any], ref_leaves: list[tuple[s
             return Verdict(Status.INCORRECT_ALIASING,
                            f"{where}: must be a view of {ref_alias[where]!r}, but it shares storage with "
                            f"{meta.alias!r}")
+        if written.get(i) and isinstance(ref, torch.Tensor) and ref.numel() and meta.alias != written[i]:
+            return Verdict(Status.INCORRECT_ALIASING,
+                           f"{where}: the schema returns the argument {written[i]!r} it writes ({task.returns[i].type}), "
+                           f"but the call returned {'another tensor' if meta.alias is None else repr(meta.alias)}")
     return PASS
+
+
+def _written_returns(task: Task, leaves: int) -> dict[int, str]:
+    """Return position -> the mutable argument the schema says it is (`Tensor(a!)`: an in-place or out= op returns
+    what it wrote; red team 21 returned another buffer from add_), where returns and output leaves line up."""
+    if len(task.returns) != leaves:
+        return {}
+    by_alias = {p.alias: p.name for p in task.params if p.alias and p.mutable}
+    return {i: by_alias[r.alias] for i, r in enumerate(task.returns)
+            if r.alias and "!" in r.type and r.alias in by_alias}
 
 
 def _judge_args(task: Task, cand: Mapping[str, Any], ref_args: Mapping[str, Any], pristine: Mapping[str, Any],

@@ -47,7 +47,13 @@ def move(t: torch.Tensor, device: str | torch.device | None,
     if key not in memo:
         memo[key] = storage_bytes(t).to(device, copy=True).untyped_storage()
     moved = memo[key]
-    return torch.empty(0, dtype=t.dtype, device=device).set_(moved, t.storage_offset(), t.shape, t.stride())
+    out = torch.empty(0, dtype=t.dtype, device=device).set_(moved, t.storage_offset(), t.shape, t.stride())
+    return _with_bits(out, _bits(t))
+
+
+def _bits(t: torch.Tensor) -> str:
+    """A lazy view's flags: 'n' negated, 'c' conjugated (its bytes are not its values)."""
+    return ("n" if t.is_neg() else "") + ("c" if t.is_conj() else "")
 
 
 def move_tree(value: Any, device: str | torch.device | None,
@@ -176,8 +182,11 @@ def pack(obj: Any, arena: Arena) -> dict[str, Any]:
             if key not in index:
                 index[key] = len(raws)
                 raws.append(storage_bytes(t))
+            # a lazy negation or conjugate travels as a flag: its bytes are not its values (red team 21 returned a
+            # negated view of the right bytes), and the reader rebuilds the same view
+            bits = _bits(t)
             return {"tensor": [index[key], str(t.dtype).removeprefix("torch."), list(t.shape), list(t.stride()),
-                               t.storage_offset()]}
+                               t.storage_offset(), *([bits] if bits else [])]}
         if type(v) is list:
             return {"list": [enc(x) for x in v]}
         if type(v) is tuple:
@@ -235,12 +244,13 @@ def unpack(desc: Any, arena: Arena) -> Any:
             raise ValueError("malformed transfer value")
         (tag, body), = v.items()
         if tag == "tensor":
-            i, dt, shape, stride, offset = body
+            i, dt, shape, stride, offset, *bits = body
             dtype = _torch_attr(dt, torch.dtype)
             try:
-                return torch.empty(0, dtype=dtype).set_(raws[i].untyped_storage(), offset, shape, stride)
+                t = torch.empty(0, dtype=dtype).set_(raws[i].untyped_storage(), offset, shape, stride)
             except (RuntimeError, IndexError, TypeError) as exc:
                 raise ValueError(f"tensor outside its storage: {exc}") from None
+            return _with_bits(t, str(bits[0]) if bits else "")
         if tag == "list":
             return [dec(x) for x in body]
         if tag == "tuple":
@@ -258,6 +268,15 @@ def unpack(desc: Any, arena: Arena) -> Any:
         raise ValueError(f"unknown transfer tag {tag!r}")
 
     return dec(value)
+
+
+def _with_bits(t: torch.Tensor, bits: str) -> torch.Tensor:
+    """The tensor as the writer's lazy view showed it: negated ('n') and/or conjugated ('c')."""
+    if "c" in bits:
+        if not t.is_complex():
+            raise ValueError("a conjugate bit on a real tensor")
+        t = t.conj()
+    return torch._neg_view(t) if "n" in bits else t
 
 
 class TransferRewritten(ValueError):

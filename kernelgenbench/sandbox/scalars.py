@@ -383,10 +383,11 @@ def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] =
 
 
 def _pointer_like(word: bytes) -> bool:
-    """An int64 that reads as an address (16-aligned, past 4 GiB, under 2**48): a table of pointers a wrapper
-    rebuilds each call (a grouped kernel's operands) changes with the allocator, not with the data."""
+    """An int64 that reads as an address (4-aligned, past 4 GiB, under 2**48): a table of pointers a wrapper
+    rebuilds each call (a grouped kernel's operands, chunks of one input at element offsets) changes with the
+    allocator, not with the data. Such a word carries at most 44 bits: no more than 16-aligned ones would."""
     x = int.from_bytes(word, "little")
-    return not x & 15 and (1 << 32) <= x < (1 << 48)
+    return not x & 3 and (1 << 32) <= x < (1 << 48)
 
 
 def _number_key(x: float | int) -> tuple[str, Any]:

@@ -235,9 +235,11 @@ _CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runti
 _STD_SKIP = frozenset({"sys", "__main__"})
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
 # Hooks the standard library documents for programs to replace, which no code of the worker calls
-# (`logging.captureWarnings` sets warnings.showwarning; torch sets warnings.formatwarning).
+# (`logging.captureWarnings` sets warnings.showwarning; torch sets warnings.formatwarning; vLLM-style logging
+# setup calls setLogRecordFactory and setLoggerClass).
 _STD_HOOKS = frozenset({("warnings", "showwarning"), ("warnings", "formatwarning"),
-                        ("logging.Formatter", "converter")})
+                        ("logging.Formatter", "converter"), ("logging", "_logRecordFactory"),
+                        ("logging", "_loggerClass")})
 # Attributes Python adds to a class after it is made: copyreg caches a class's slot names on it when pickling.
 _CLASS_CACHES = frozenset({"__slotnames__"})
 
