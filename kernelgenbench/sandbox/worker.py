@@ -231,7 +231,8 @@ _CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runti
 # list of the modules it uses is never complete (red team 17 rewrote reports through the first two). Every
 # module of it loaded before the import keeps each global that is no plain scalar (scalars are flags and
 # lazily set defaults its own code rebinds; a rebound scalar runs no code), and each class defined there keeps
-# its dict whole. sys is left out (its path, modules and hooks change by design: hooks are watched apart).
+# its attributes that are no scalars, with no attribute added over an inherited one. sys is left out (its
+# path, modules and hooks change by design: hooks are watched apart).
 _STD_SKIP = frozenset({"sys", "__main__"})
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
 # Hooks the standard library documents for programs to replace, which no code of the worker calls
