@@ -64,3 +64,15 @@ def test_the_worker_draws_inputs_itself_and_they_are_sent_when_its_draw_differs(
     assert same.status is Status.PASSED and differ.status is Status.PASSED, (same.evidence, differ.evidence)
     assert "resend" not in same.phases_s  # the fingerprints matched: no inputs crossed
     assert differ.phases_s.get("resend", 0.0) > 0  # they did not: the inputs were sent, and judged right
+
+
+def test_kernels_only_the_timed_calls_ran_are_reported_beside_the_checked_ones():
+    """Timed calls run with no recorder (red team 21: a fallback only when timed); their kernels are set against
+    the checked calls' in the row."""
+    from kernelgenbench.evaluator.rounds import timed_only_kernels
+    from kernelgenbench.sandbox.protocol import Timing
+
+    timing = Timing(available=True, kernel_names=("_add_kernel", "sm90_xmma_gemm_f32f32"))
+    assert timed_only_kernels(timing, [{"name": "_add_kernel"}]) == ["sm90_xmma_gemm_f32f32"]
+    assert timed_only_kernels(timing, None) is None  # the checked calls' kernels were not recorded
+    assert timed_only_kernels(Timing(available=True), [{"name": "_add_kernel"}]) is None

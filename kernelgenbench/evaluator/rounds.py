@@ -267,6 +267,7 @@ def _time_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, wo
             return replace(result, status=Status.TAMPERING,
                            evidence="during timing: " + "; ".join(reply.message.tampering))
         timing = reply.message.timing.to_dict()
+        timing["timed_only_kernels"] = timed_only_kernels(reply.message.timing, result.kernels)
         # Baselines are timed exactly as the candidate was (same repetitions, graph mode or not). Their inputs
         # come from base seed 0 whatever the run's seed: they are the evaluator's own code, so their inputs need
         # no secrecy, and a fixed seed keeps their disk cache valid across runs (an RL loop pays for them once).
@@ -279,6 +280,16 @@ def _time_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, wo
     status = Status.IMPOSSIBLE_TIMING if floor.impossible else result.status
     return replace(result, status=status, evidence=floor.note or result.evidence, timing=floor.timing,
                    baselines=floor.baselines, sol=sol)
+
+
+def timed_only_kernels(timing: Any, checked: list[dict[str, Any]] | None) -> list[str] | None:
+    """Kernels the timed calls ran that no checked call of the workload ran (None: the checked calls' kernels
+    were not recorded). Reported, not judged yet: a candidate that calls a library only when timed shows here,
+    and whether honest ones ever do is to be measured on a device first."""
+    if checked is None or not timing.kernel_names:
+        return None
+    seen = {k.get("name") for k in checked}
+    return [n for n in timing.kernel_names if n not in seen]
 
 
 def _recorded(fn: Callable[..., Mapping[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:

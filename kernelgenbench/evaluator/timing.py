@@ -351,6 +351,7 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
     event_median, _ = _quantiles(event_us)
 
     busy, spans, streams, per_call = _spans(acts, reps) if acts else ([], [], 0, 0.0)
+    names = tuple(sorted({a[3] for a in acts if _FLUSH_KERNEL_HINT not in a[3]}))[:64] if acts else ()
     method, samples = ("profiler-busy", busy) if len(busy) == reps else ("events", event_us)
     median, iqr = _quantiles(samples)
     headline = trimmed_mean(samples)
@@ -377,6 +378,7 @@ def time_callable(fn: Callable[..., Any], arg_sets: Callable[[int], ArgSet], *, 
         launch_bound=headline < LAUNCH_BOUND_US and event_median > 1.5 * max(headline, 1e-9),
         streams=streams,
         kernels_per_call=per_call,
+        kernel_names=names,
         fresh_buffers=len(sets),
         l2_flush_bytes=flush_bytes,
         precision=dict(precision or {}),

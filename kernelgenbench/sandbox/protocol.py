@@ -285,6 +285,9 @@ class Timing(Message):
     kernels_per_call: float = 0.0
     fresh_buffers: int = 0
     l2_flush_bytes: int = 0
+    # the device kernels the timed calls ran (flushes aside): set against the checked calls' kernels in the
+    # result row, since nothing records or compares a timed call (a fallback only when timed shows here)
+    kernel_names: tuple[str, ...] = ()
     precision: dict[str, bool | int | float | str] = field(default_factory=dict)
     device: str = ""
     reason: str = ""
