@@ -843,9 +843,12 @@ def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
 
 
 class _Written:
-    """A declared-mutable tensor as handed over: the object, judged as the call left it (an `out=` argument may
-    be resized), and a second tensor on the storage it had. Where the call re-pointed the object at another
-    storage (set_), the storage handed over is judged: the caller's buffer is what must hold the result."""
+    """A declared-mutable tensor as handed over: the object, and a second tensor with the storage, sizes,
+    strides and offset it had. What is judged is what the caller sees through its own tensor: the view it
+    handed over. Only where the call resized the object (an `out=` argument of another shape, as torch resizes
+    it) is the object judged as the call left it. Re-pointing the object at another storage (set_), or
+    restriding it on the same one (red team 22: `as_strided_` onto a transposed or unused region, K and V
+    views swapped), leaves the caller's view to be judged."""
 
     __slots__ = ("alias", "obj", "storage")
 
@@ -853,12 +856,15 @@ class _Written:
         self.obj, self.alias, self.storage = obj, _T_DETACH(obj), _S_IMPL(_T_STORAGE(obj))
 
     def judged(self) -> Any:
-        """The object, or the storage it was handed where the call swapped that out (and it held data)."""
+        """The view handed over, or the object where the call resized it on the storage it was handed."""
         try:
             kept = _S_IMPL(_T_STORAGE(self.obj)) == self.storage
+            resized = tuple(_T_SIZE(self.obj)) != tuple(_T_SIZE(self.alias))
         except Exception:  # noqa: BLE001 - no storage left to read: the object is judged (and fails there)
             return self.obj
-        return self.obj if kept or not _S_NBYTES(_T_STORAGE(self.alias)) else self.alias
+        if not _S_NBYTES(_T_STORAGE(self.alias)):
+            return self.obj  # handed an empty buffer: only the object can hold the result
+        return self.obj if kept and resized else self.alias
 
 
 def _handed(task: Any, args: dict[str, Any]) -> dict[str, Any]:
