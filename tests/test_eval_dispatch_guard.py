@@ -39,29 +39,46 @@ def test_copies_count_as_compute_for_copy_tasks_and_paused_ops_are_ignored():
 
 
 def test_launches_that_compile_a_kernel_variant_are_timed_as_compile():
+    """A compile is a new variant in triton's own JITFunction cache and a module loaded onto the device; the
+    interpreter never compiles, and a kernel object of another class that grows a cache says nothing (red team
+    17 faked a compile that way to skip a round's comparison)."""
     import time as time_mod
 
-    from kernelgenbench.sandbox.launches import LaunchCounter
+    from triton.runtime.jit import JITFunction
 
-    class Kernel:  # a JIT function's in-memory cache: device -> (variants, ...)
-        def __init__(self):
-            self.device_caches = {0: ({}, "target")}
+    from kernelgenbench.sandbox import launches
+    from kernelgenbench.sandbox.launches import LaunchCounter
 
     def run(kernel, *args, grid, warmup, **kwargs):
         variants = kernel.device_caches[0][0]
-        if args[0] not in variants:  # a new variant: "compile" it
+        if args[0] not in variants:  # a new variant: compiled, and its module loaded
             time_mod.sleep(0.05)
             variants[args[0]] = object()
+            launches._on_kernel_load(None, None, "k", None, None)
+
+    def jit_function() -> JITFunction:
+        k = object.__new__(JITFunction)
+        k.__dict__["device_caches"] = {0: ({}, "target")}
+        return k
 
     counter = LaunchCounter()
-    launch = counter._wrap_run(run, count=True)  # counted here as under the interpreter (no launcher)
-    k = Kernel()
+    launch = counter._wrap_run(run, count=False)  # a device launch: the launch hook counts it
+    k = jit_function()
     launch(k, "a", grid=(1,), warmup=False)
     first = counter.compile_s
     launch(k, "a", grid=(1,), warmup=False)  # cached: not compile time
     assert first >= 0.05 and counter.compile_s == first
     launch(k, "b", grid=(1,), warmup=False)
-    assert counter.compile_s >= first + 0.05 and counter.total == 3
+    assert counter.compile_s >= first + 0.05
+
+    class Fake:  # not triton's class: its cache is the candidate's to fake
+        def __init__(self):
+            self.device_caches = {0: ({}, "target")}
+
+    for kernel, interpreted in ((Fake(), False), (jit_function(), True)):
+        other = LaunchCounter()
+        other._wrap_run(run, count=interpreted)(kernel, "a", grid=(1,), warmup=False)
+        assert other.compile_s == 0.0
 
 
 # --- the allowlist derived from torch's registry -------------------------------------------------------
