@@ -850,10 +850,11 @@ class _Written:
     restriding it on the same one (red team 22: `as_strided_` onto a transposed or unused region, K and V
     views swapped), leaves the caller's view to be judged."""
 
-    __slots__ = ("alias", "obj", "storage")
+    __slots__ = ("alias", "empty", "obj", "storage")
 
     def __init__(self, obj: Any) -> None:
         self.obj, self.alias, self.storage = obj, _T_DETACH(obj), _S_IMPL(_T_STORAGE(obj))
+        self.empty = not _S_NBYTES(_T_STORAGE(obj))  # handed an empty buffer: only the object can hold a result
 
     def judged(self) -> Any:
         """The view handed over, or the object where the call resized it on the storage it was handed."""
@@ -862,8 +863,8 @@ class _Written:
             resized = tuple(_T_SIZE(self.obj)) != tuple(_T_SIZE(self.alias))
         except Exception:  # noqa: BLE001 - no storage left to read: the object is judged (and fails there)
             return self.obj
-        if not _S_NBYTES(_T_STORAGE(self.alias)):
-            return self.obj  # handed an empty buffer: only the object can hold the result
+        if self.empty:  # not one the call emptied (red team 23: set_ elsewhere, then the caller's freed)
+            return self.obj
         return self.obj if kept and resized else self.alias
 
 
