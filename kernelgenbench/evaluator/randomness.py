@@ -52,35 +52,23 @@ def repetition(values: torch.Tensor) -> tuple[int, float]:
     return at + 1, float(z[at])
 
 
-def input_dependence(values: torch.Tensor, given: torch.Tensor) -> float:
-    """The rank correlation of an output with one input of its size, as a z-score of the difference from 0."""
-    n = min(values.numel(), MAX_ELEMENTS)
-    a = _ranks(values.reshape(-1)[:n])
-    b = _ranks(given.reshape(-1)[:n].to(values.device))
-    a, b = a - a.mean(), b - b.mean()
-    denom = float((a * a).sum().sqrt() * (b * b).sum().sqrt())
-    return 0.0 if denom == 0 else float((a * b).sum()) / denom * math.sqrt(n)
+def _unit(x: torch.Tensor) -> torch.Tensor | None:
+    """`x` centred and scaled to unit length (None for a constant: it correlates with nothing)."""
+    x = x.double() - x.double().mean()
+    norm = float((x * x).sum().sqrt())
+    return None if norm == 0 else x / norm
 
 
-def bit_dependence(values: torch.Tensor, given: torch.Tensor) -> list[float]:
-    """The correlation z-score of an output with each bit of an input's elements (their raw words): a function
-    of low-order bits (red team 20 thresholded a uniform input's mantissa bits) has no rank correlation."""
-    n = min(values.numel(), MAX_ELEMENTS)
-    words = _words(given.reshape(-1)[:n].to(values.device))
-    if words is None:
-        return []
-    out = values.reshape(-1)[:n].double()
-    out = out - out.mean()
-    scale = float((out * out).sum().sqrt())
-    if scale == 0:
-        return []
-    found = []
-    for bit in range(8 * given.element_size()):
-        plane = ((words >> bit) & 1).double()
-        plane = plane - plane.mean()
-        norm = float((plane * plane).sum().sqrt())
-        found.append(0.0 if norm == 0 else float((plane * out).sum()) / (norm * scale) * math.sqrt(n))
-    return found
+def _z(a: torch.Tensor | None, b: torch.Tensor | None) -> float:
+    """The correlation of two unit vectors as a z-score (n elements: correlation times sqrt(n))."""
+    return 0.0 if a is None or b is None else float((a * b).sum()) * math.sqrt(a.numel())
+
+
+def _bit_planes(given: torch.Tensor) -> list[torch.Tensor | None]:
+    """Each bit of an input's words as a unit vector: a function of low-order bits (red team 20 thresholded a
+    uniform input's mantissa bits) has no rank correlation."""
+    words = _words(given)
+    return [] if words is None else [_unit((words >> bit) & 1) for bit in range(8 * given.element_size())]
 
 
 def _words(x: torch.Tensor) -> torch.Tensor | None:
@@ -113,15 +101,23 @@ def not_independent(where: str, ref: torch.Tensor, out: torch.Tensor,
         return (f"{where}: the draw repeats itself: elements {lag} apart are correlated (autocorrelation z = {z:.1f}; "
                 f"the reference's draw shows none): a precomputed pool read in windows, or programs that share "
                 f"one generator offset")
-    for name, given in inputs.items():
-        if not isinstance(given, torch.Tensor) or given.numel() != out.numel() or given.dtype == torch.bool \
-                or given.is_complex():
-            continue
-        z_out, z_ref = input_dependence(out, given), input_dependence(ref, given)
+    matched = {name: given for name, given in inputs.items() if isinstance(given, torch.Tensor)
+               and given.numel() == out.numel() and given.dtype != torch.bool and not given.is_complex()}
+    if not matched:
+        return None
+    # each draw's and each input's features are taken once
+    n = min(out.numel(), MAX_ELEMENTS)
+    flat = [v.reshape(-1)[:n] for v in (out, ref)]
+    ranked, raw = [_unit(_ranks(v)) for v in flat], [_unit(v) for v in flat]
+    for name, given in matched.items():
+        g = given.reshape(-1)[:n].to(out.device)
+        by_rank = _unit(_ranks(g))
+        z_out, z_ref = _z(ranked[0], by_rank), _z(ranked[1], by_rank)
         if abs(z_out - z_ref) > DEPENDENCE_Z * math.sqrt(2):
             return (f"{where}: the draw follows the input {name!r} (rank correlation z = {z_out:.1f}, the reference's "
                     f"draw {z_ref:.1f}): a function of the input values, not a sampler")
-        for bit, (b_out, b_ref) in enumerate(zip(bit_dependence(out, given), bit_dependence(ref, given), strict=True)):
+        for bit, plane in enumerate(_bit_planes(g)):
+            b_out, b_ref = _z(raw[0], plane), _z(raw[1], plane)
             if abs(b_out - b_ref) > DEPENDENCE_Z * math.sqrt(2):
                 return (f"{where}: the draw follows bit {bit} of the input {name!r} (correlation z = {b_out:.1f}, the "
                         f"reference's draw {b_ref:.1f}): a function of the input's bits, not a sampler")
