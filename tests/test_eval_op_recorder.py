@@ -162,10 +162,10 @@ def test_the_interpreters_own_ops_in_a_launch_are_excused_and_nothing_else_is_se
 
 def test_the_guard_sees_a_replaced_code_object_and_sys_modules_entry():
     from kernelgenbench.evaluator import transfer
-    from kernelgenbench.sandbox import worker
+    from kernelgenbench.sandbox import tamper_watch
 
     watched = {"transfer.fingerprint": (transfer, "fingerprint")}
-    tampered = worker._guard(watched)
+    tampered = tamper_watch.guard(watched)
     assert tampered() == []
     code = transfer.fingerprint.__code__
     try:
@@ -189,9 +189,9 @@ def test_the_guard_watches_the_standard_library_whole_and_leaves_scalars_and_cac
     import json as json_mod
     from multiprocessing.reduction import ForkingPickler
 
-    from kernelgenbench.sandbox import worker
+    from kernelgenbench.sandbox import tamper_watch
 
-    tampered = worker._guard({})
+    tampered = tamper_watch.guard({})
     assert tampered() == []
     cases = [(json_mod, "_default_encoder", json_mod.JSONEncoder(), "json: _default_encoder replaced"),
              (dataclasses, "_is_dataclass_instance", lambda obj: True,
@@ -258,7 +258,7 @@ def test_messages_are_encoded_without_code_looked_up_by_name():
 
 
 def test_bound_guards_do_not_follow_a_replaced_module():
-    from kernelgenbench.sandbox import worker
+    from kernelgenbench.sandbox import tamper_watch, worker
 
     b = worker._bind({})
     assert b.tampered() == []
@@ -274,7 +274,7 @@ def test_bound_guards_do_not_follow_a_replaced_module():
         assert b.fingerprint is real.fingerprint
     finally:
         sys.modules["kernelgenbench.evaluator.transfer"] = real
-    watched = worker._watched()
+    watched = tamper_watch.watched_functions()
     for name in ("kernelgenbench.sandbox.dispatch.DispatchRecorder.__torch_dispatch__",
                  "kernelgenbench.sandbox.launches.LaunchCounter._wrap_run", "kernelgenbench.evaluator.timing.time_callable",
                  "kernelgenbench.evaluator.transfer.fingerprint", "TorchDispatchMode.__exit__"):

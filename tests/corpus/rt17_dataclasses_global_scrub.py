@@ -2,7 +2,7 @@
 # red team 17: aten::add.Tensor computed by plain torch (torch.add, a torch fallback) plus a token copy kernel. The
 # worker builds every CallReport with dataclasses.replace (`from dataclasses import replace`, bound before the
 # import), and replace() looks up `_is_dataclass_instance` in the dataclasses module's globals at every call. The
-# dataclasses module is not among the watched namespaces (worker._NAMESPACES), so the candidate rebinds that global:
+# dataclasses module is not among the watched namespaces (tamper_watch._NAMESPACES), so the candidate rebinds that global:
 # it is then handed each report (after the recorders closed and the tamper check ran, before the send) and scrubs
 # the compute ops from the dispatch recorder's and the profiler's counts, in place.
 import dataclasses

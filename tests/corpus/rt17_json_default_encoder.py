@@ -2,7 +2,7 @@
 # red team 17: aten::add.Tensor computed by torch.add plus a token copy kernel. Every message the worker sends goes
 # through protocol.encode -> json.dumps(data), and json.dumps with default arguments calls the module global
 # `json._default_encoder.encode`. The worker watches the `json` namespace only for callables and modules
-# (worker._namespaces), and a JSONEncoder instance is neither: the candidate rebinds `json._default_encoder` to its
+# (tamper_watch._namespaces), and a JSONEncoder instance is neither: the candidate rebinds `json._default_encoder` to its
 # own encoder, which rewrites each call report on its way out (compute ops removed from both op counts).
 import json
 
