@@ -16,5 +16,8 @@ rows = [r for r in map(json.loads, open(sys.argv[1])) if r.get("kind") == "task"
 print("eval:", len(rows), "judged", collections.Counter(r["status"] for r in rows))
 for r in rows:
     print("PASSED" if r["status"] == "passed" else "NOT PASSED", r["candidate_id"], r["status"], str(r.get("evidence"))[:400])
+    only = (r.get("timing") or {}).get("timed_only_kernels")
+    if only:
+        print("   timed_only_kernels:", str(only)[:300])
 PY
 rm -f "$OUT"/real/{candidates,direct,skipped}.jsonl
