@@ -53,3 +53,39 @@ def test_hooks_a_candidate_installs_are_refused_or_taken_out_and_named():
                      "interval timer was left armed", "handler for SIGALRM", "gc callback", "trace or profile function",
                      "threading.excepthook was replaced"):
         assert expected in marks, (expected, marks)
+
+
+DOCUMENTED = r"""
+import logging, warnings
+import torch
+from kernelgenbench.sandbox.hooks import InterpreterHooks
+
+own_show, own_factory = warnings.showwarning, logging.getLogRecordFactory()
+hooks = InterpreterHooks()
+hooks.install()
+hooks.open()
+# --- the candidate's import sets documented hooks (logging.captureWarnings sets showwarning) ---
+seen = []
+warnings.showwarning = lambda *a, **k: seen.append("candidate")
+logging.setLogRecordFactory(lambda *a, **k: seen.append("factory") or own_factory(*a, **k))
+assert hooks.close() == []  # allowed: no mark
+# --- the worker's own code: a warning torch raises here reaches the standard library's hook, not the candidate's
+assert warnings.showwarning is own_show and logging.getLogRecordFactory() is own_factory
+with warnings.catch_warnings():
+    warnings.simplefilter("always")
+    warnings.warn("raised while the worker packs")
+assert seen == [], seen
+# --- the next call: the candidate's hooks are its own again
+hooks.open()
+with warnings.catch_warnings():
+    warnings.simplefilter("always")
+    warnings.warn("raised by the candidate")
+assert seen == ["candidate"], seen
+hooks.close()
+assert warnings.showwarning is own_show
+"""
+
+
+def test_documented_hooks_are_the_candidates_only_while_its_code_runs():
+    proc = subprocess.run([sys.executable, "-c", DOCUMENTED], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]

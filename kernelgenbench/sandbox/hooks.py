@@ -18,6 +18,12 @@ the garbage collector runs only inside the candidate's own call and import (`ope
 end, still under the recorders, and before each call (`close`) whatever the candidate installed is taken out
 again and named. Taking the hooks out is the defence; the names are evidence for the report.
 
+Hooks the standard library documents for programs to replace (`warnings.showwarning`, logging's record
+factory, ...) are the candidate's to set: honest libraries set them at import (`logging.captureWarnings`).
+They stay the candidate's while its code runs, and the standard library's own while the worker's runs
+(`open` puts the candidate's back, `close` takes them out unmarked): a warning torch raises while the worker
+packs the outputs would otherwise run the candidate's hook there.
+
 Import hooks (sys.meta_path) are left alone: the worker imports nothing new around a call, and libraries
 add them while they load lazily during a first call (six's meta-path importer, under pandas).
 """
@@ -32,6 +38,9 @@ from typing import Any
 
 _TIMERS = tuple(getattr(signal, n) for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, n))
 _SYS_HOOKS = ("excepthook", "unraisablehook")
+# (module, owner attribute or "", name): the documented hooks, swapped at the call's edges, never marked.
+_STD_HOOKS = (("warnings", "", "showwarning"), ("warnings", "", "formatwarning"), ("logging", "", "_logRecordFactory"),
+              ("logging", "", "_loggerClass"), ("logging", "Formatter", "converter"))
 
 
 def _handlers() -> dict[int, Any]:
@@ -42,6 +51,17 @@ def _handlers() -> dict[int, Any]:
         except (OSError, ValueError):  # a signal Python cannot read (SIGKILL's slot on some systems)
             continue
     return out
+
+
+def _std_slots() -> tuple[tuple[Any, str], ...]:
+    """(owner, attribute) of each documented hook whose module the worker has loaded."""
+    out = []
+    for modname, cls, name in _STD_HOOKS:
+        owner = sys.modules.get(modname)
+        owner = getattr(owner, cls, None) if cls and owner is not None else owner
+        if owner is not None and hasattr(owner, name):
+            out.append((owner, name))
+    return tuple(out)
 
 
 def _tools() -> dict[int, str | None]:
@@ -62,6 +82,9 @@ class InterpreterHooks:
         self._thread_hook = threading.excepthook
         self._tools = _tools()
         self._reported = 0  # record_function switch-offs already named
+        self._std = _std_slots()
+        self._std_own = tuple(getattr(owner, name) for owner, name in self._std)  # the worker's values
+        self._std_candidate = self._std_own  # the candidate's, put back whenever its code runs
 
     def install(self) -> None:
         """Refuse audit hooks and record_function switch-offs from now on, stop the collector (worker only)."""
@@ -90,14 +113,19 @@ class InterpreterHooks:
             self.audit_refused += 1
             raise RuntimeError("audit hooks are refused in the evaluator's worker")
 
-    @staticmethod
-    def open() -> None:
-        """The candidate's code runs now: the collector may run (its `__del__`s then run under the recorders)."""
+    def open(self) -> None:
+        """The candidate's code runs now: the collector may run (its `__del__`s then run under the recorders), and
+        the documented hooks it set are its own again."""
+        for (owner, name), value in zip(self._std, self._std_candidate, strict=True):
+            setattr(owner, name, value)
         gc.enable()
 
     def close(self) -> list[str]:
         """Stop the collector, put every hook slot back as it was, and name what the candidate had changed."""
         gc.disable()
+        self._std_candidate = tuple(getattr(owner, name) for owner, name in self._std)
+        for (owner, name), value in zip(self._std, self._std_own, strict=True):
+            setattr(owner, name, value)
         marks = self._signals() + self._callbacks() + self._tracers()
         record = self.record_refused - self._reported
         if record:
