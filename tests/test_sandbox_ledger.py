@@ -100,3 +100,22 @@ def test_a_kernel_registered_from_python_outside_torch_is_named():
     (found,) = foreign_kernels(["kgbledgertest::f", "aten::add.Tensor", "aten::no_such_op"])
     assert found.startswith("kgbledgertest::f (CPU kernel registered at ") and "test_sandbox_ledger.py" in found
     assert foreign_kernels(["aten::zero_", "aten::mm"]) == []  # torch's own, its meta kernels in Python too
+
+
+def test_memory_an_op_hands_out_unwritten_holds_no_stale_bytes():
+    """Red team 24: an answer written into a freed bytearray came back from malloc in the next torch.empty, and the
+    ledger took its bytes as that op's. Memory handed out unwritten is filled before anything sees it."""
+    ledger = WriteLedger()
+    with DispatchRecorder(ledger=ledger) as rec:
+        for _ in range(4):  # malloc reuses the freed chunk for the next allocation of its size
+            stale = bytearray(b"\x3f\x80\x00\x00" * 16384)  # float32 1.0, 64 KiB
+            del stale
+            fresh = torch.empty(16384)
+            assert torch.isnan(fresh).all()
+        grown = torch.arange(4.0)
+        grown.resize_(6)
+        from_nothing = torch.empty(0).resize_(5)
+        like = torch.empty_like(grown).new_empty(3)
+    assert grown[:4].tolist() == [0.0, 1.0, 2.0, 3.0] and torch.isnan(grown[4:]).all()  # a resize keeps its bytes
+    assert torch.isnan(from_nothing).all() and torch.isnan(like).all()
+    assert rec.unseen == 0  # the filled bytes are the allocating op's: no write out of sight

@@ -49,6 +49,14 @@ _OFFSET_DTYPES = frozenset({torch.int64, torch.int32})  # a generator state's se
 # Ops that make a tensor holding a value they are given: a few elements of one are a value written back.
 _VALUE_FACTORIES = ("aten::full", "aten::new_full", "aten::scalar_tensor")
 _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
+# Ops that hand out memory without writing it. On the host, memory the candidate freed comes back from malloc
+# with its bytes still in it: an answer written into a bytearray and freed reappears in the next
+# `torch.empty`, and the write ledger would take it as that op's (red team 24). Such memory is filled with
+# all-ones bytes (NaN, -1) before anything else sees it; a kernel that reads memory it never wrote then gets
+# NaN here, as it gets stale data on a device.
+_UNWRITTEN = ("aten::empty", "aten::new_empty", "aten::_empty")
+_GROWS = frozenset({"aten::resize_", "aten::resize_as_"})
+_S_NBYTES_OF, _S_DEVICE_OF = torch._C.StorageBase.nbytes, torch._C.StorageBase.__dict__["device"].__get__
 
 
 def _no_note(name: str, in_launch: int, n: int = 0, kept: Any = None) -> None:
@@ -90,6 +98,26 @@ def _storage_ptr(x: Any) -> int:
         return _S_PTR(x if _is_storage(x) else _T_UNTYPED(x))
     except (RuntimeError, NotImplementedError):
         return 0
+
+
+def _host_extent(x: Any) -> tuple[int, int]:
+    """(address, bytes) of a tensor's CPU storage; (0, 0) for any other."""
+    if not _is_tensor(x):
+        return 0, 0
+    try:
+        storage = _T_UNTYPED(x)
+        return (_S_PTR(storage), _S_NBYTES_OF(storage)) if _S_DEVICE_OF(storage).type == "cpu" else (0, 0)
+    except (RuntimeError, NotImplementedError):
+        return 0, 0
+
+
+def _blank(made: list[Any], kept: int = 0) -> None:
+    """Fill the host memory an op just handed out unwritten: whole new storages, or what a resize added past the
+    `kept` bytes it had (grown in place or moved, its old bytes stay)."""
+    for t in made:
+        ptr, nbytes = _host_extent(t)
+        if ptr and nbytes > kept:
+            ctypes.memset(ptr + kept, 0xFF, nbytes - kept)
 
 
 def _leaves(tree: Any, depth: int = 0) -> list[Any]:
@@ -183,8 +211,13 @@ class DispatchRecorder(TorchDispatchMode):
         ledger = None if self._paused else self._ledger
         if ledger is not None and name not in _FROM_HOST:
             self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
+        kept = _host_extent(args[0])[1] if name in _GROWS and args else None
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
+        if name.startswith(_UNWRITTEN):
+            _blank(made)
+        elif kept is not None:
+            _blank(made, kept)
         if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
             self._made(made, () if name in _FROM_HOST else args, kwargs)
         if ledger is not None and (not view or name in _FROM_HOST):
