@@ -225,9 +225,13 @@ def test_the_guard_watches_the_standard_library_whole_and_leaves_scalars_and_cac
     logging.captureWarnings(True)  # a documented hook (warnings.showwarning) the worker never calls
     factory = logging.getLogRecordFactory()
     logging.setLogRecordFactory(lambda *a, **k: factory(*a, **k))  # vLLM-style logging setup
+    import time
+
+    zone, time.tzname = time.tzname, ("KGB", "KGB")  # time.tzset() rebinds a tuple of strings (Liger's import)
     try:
         assert tampered() == []
     finally:
+        time.tzname = zone
         tempfile.tempdir = before
         del json_mod.JSONEncoder.__slotnames__
         logging.captureWarnings(False)

@@ -32,7 +32,7 @@ import contextlib
 import operator
 import secrets
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -89,7 +89,7 @@ def _compiled(kernel: Any) -> int:
     if _type(kernel) is not JITFunction:
         return 0
     caches = dict.get(object.__getattribute__(kernel, "__dict__"), "device_caches")
-    if _type(caches) is not dict:
+    if _type(caches) not in (dict, defaultdict):  # triton keeps a defaultdict (one binder per device)
         return 0
     return sum(dict.__len__(c[0]) for c in dict.values(caches) if _type(c) is tuple and c and _type(c[0]) is dict)
 

@@ -109,6 +109,15 @@ _CLASSES = (("triton.runtime.interpreter", "InterpreterBuilder"), ("triton.runti
 # path, modules and hooks change by design: hooks are watched apart).
 _STD_SKIP = frozenset({"sys", "__main__"})
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """A scalar, or a tuple or frozenset of them: data no code runs through (`time.tzset()` rebinds `time.tzname`,
+    a tuple of two strings; Liger's import on a device calls it)."""
+    if isinstance(value, _SCALARS):
+        return True
+    return type(value) in (tuple, frozenset) and depth < 2 and all(_plain(v, depth + 1) for v in value)
+
 # Hooks the standard library documents for programs to replace, which no code of the worker calls
 # (`logging.captureWarnings` sets warnings.showwarning; torch sets warnings.formatwarning; vLLM-style logging
 # setup calls setLogRecordFactory and setLoggerClass).
@@ -142,7 +151,7 @@ def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], frozense
             continue
         d = vars(mod)
         out.append((modname, d, tuple((k, v) for k, v in tuple(d.items())
-                                      if not isinstance(v, _SCALARS) and (modname, k) not in _STD_HOOKS), None))
+                                      if not _plain(v) and (modname, k) not in _STD_HOOKS), None))
         classes += [v for v in tuple(d.values()) if isinstance(v, type) and v.__dict__.get("__module__") == modname]
     for cls in dict.fromkeys(c for c in classes if isinstance(c, type)):
         proxy = _TYPE_DICT(cls)
@@ -151,7 +160,7 @@ def _namespaces() -> tuple[tuple[str, Any, tuple[tuple[str, Any], ...], frozense
         label = f"{cls.__module__}.{cls.__qualname__}"
         # scalars as in modules: a counter a class keeps (importlib's _NamespacePath._epoch) runs no code
         out.append((label, proxy, tuple((k, v) for k, v in proxy.items() if k not in _CLASS_CACHES
-                                        and not isinstance(v, _SCALARS) and (label, k) not in _STD_HOOKS),
+                                        and not _plain(v) and (label, k) not in _STD_HOOKS),
                     shadows - _CLASS_CACHES))
     return tuple(out)
 
