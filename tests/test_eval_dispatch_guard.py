@@ -373,3 +373,18 @@ def test_an_op_known_only_by_the_workers_schemas_is_judged_by_them():
     assert compute_ops(ops, category="elementwise", profiler=True, schemas=schemas) == [
         "lib::fill", "lib::make", "lib::unknown"]
     assert compute_ops(ops, category="elementwise", profiler=True) == list(ops)  # unknown here: compute
+
+
+def test_an_op_outside_aten_is_excused_only_where_every_call_ran_a_triton_launch_beneath_it():
+    """The candidate's custom_op / triton_op wraps its kernels (the recorder runs its function and records what it
+    dispatches); a native op outside aten cannot open a launch range beneath itself."""
+    from kernelgenbench.sandbox.protocol import LAUNCH_PART
+
+    schemas = {"mine::mul": ["mine::mul(Tensor x, Tensor y) -> Tensor"]}
+    wrapped = {"mine::mul": [["aten::empty_like", LAUNCH_PART]]}
+    assert compute_ops({"mine::mul": 1}, category="elementwise", profiler=True, parts=wrapped, schemas=schemas) == []
+    once = {"mine::mul": [["aten::empty_like", LAUNCH_PART], ["aten::empty_like"]]}  # one call launched nothing
+    assert compute_ops({"mine::mul": 2}, category="elementwise", profiler=True, parts=once, schemas=schemas) \
+        == ["mine::mul"]
+    assert compute_ops({"aten::mul.Tensor": 1}, category="elementwise", profiler=True,
+                       parts={"aten::mul.Tensor": [[LAUNCH_PART]]}) == ["aten::mul.Tensor"]

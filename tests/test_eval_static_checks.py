@@ -323,3 +323,24 @@ def test_examples_and_corpus_pass_the_static_checks(path):
                                   if _expected(p) == "forbidden_api"], ids=lambda p: p.name)
 def test_forbidden_corpus_is_caught_statically(path):
     assert check_source(path.read_text(), filename=path.name).status is Status.FORBIDDEN_API
+
+
+@pytest.mark.parametrize("code", [
+    "from torch.library import triton_op, wrap_triton\n",
+    "import torch\n@torch.library.custom_op('mine::f', mutates_args=())\ndef f(x: torch.Tensor) -> torch.Tensor:\n"
+    "    return x\n",
+    "import torch\ntorch.library.register_fake('mine::f')\n",
+])
+def test_wrapping_own_kernels_in_a_custom_op_is_allowed(code: str) -> None:
+    """vLLM and torch's documentation wrap Triton kernels in custom ops; the recorder runs their functions."""
+    assert check_source(code).passed, check_source(code).evidence
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nlib = torch.library.Library('aten', 'IMPL')\n",
+    "from torch.library import impl\n",
+    "import torch\ntorch.library.define('mine::f', '(Tensor x) -> Tensor')\n",
+])
+def test_giving_an_op_a_python_kernel_stays_forbidden(code: str) -> None:
+    v = check_source(code)
+    assert v.status is Status.FORBIDDEN_API and "registering native kernels" in v.evidence, v.evidence

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelgenbench.datafiles import load_data
+from kernelgenbench.sandbox.protocol import LAUNCH_PART
 
 
 class OpClass(enum.Enum):
@@ -233,6 +234,15 @@ def _shows_work(part: str) -> bool:
     return cls in _SHOWS_WORK or (cls is OpClass.DECOMPOSED and _own_class(part) is OpClass.COMPUTE)
 
 
+def wraps_launches(name: str, calls: Iterable[Iterable[str]]) -> bool:
+    """An op outside aten each of whose recorded calls ran a Triton launch beneath it: the candidate's own
+    custom_op or triton_op around its kernels (the dispatch recorder ran its function, recording what it
+    dispatched: sandbox/dispatch.py). Native code cannot open a launch range; what the function dispatched
+    besides is recorded beneath it and judged on its own."""
+    calls = [set(c) for c in calls]
+    return not name.startswith("aten::") and bool(calls) and all(LAUNCH_PART in c for c in calls)
+
+
 def unexplained_composites(names: Iterable[str], parts: Mapping[str, Iterable[Iterable[str]]]) -> list[str]:
     """The composites among `names` (profiler names) that computed under their own name: their schema says they
     compute, and one recorded call had fresh memory beneath it and no part that computes (`parts`: per name,
@@ -276,6 +286,8 @@ def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profil
     copy_task, fill_task = category in p.copy_categories, category in p.fill_categories
     out, reads = [], 0
     for name, n in counts.items():
+        if profiler and wraps_launches(name, (parts or {}).get(name, ())):
+            continue
         cls = classify(name)
         if cls is OpClass.COMPUTE and schemas and name in schemas and not name.startswith("aten::"):
             cls = schema_class(tuple(schemas[name]))

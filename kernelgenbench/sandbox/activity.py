@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from kernelgenbench.sandbox.protocol import LAUNCH_PART
+
 # Kernels the session itself launches on the call's stream (torch.cuda._sleep: no dispatcher op).
 _MARKER = "spin_kernel"
 _MEMCPY_KIND = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|HtoA|AtoH|DtoA|AtoD|AtoA)\b")
@@ -206,7 +208,7 @@ def _cpu_ops(events: list[Any], launch_range: str
     for name, tid, start, end in ops:
         enclosed = any(s <= start and end <= f for s, f in ranges.get(tid, ()))
         (inside if enclosed else outside)[name] += 1
-    return outside, inside, sum(len(v) for v in ranges.values()), _parts(ops)
+    return outside, inside, sum(len(v) for v in ranges.values()), _parts(ops, ranges)
 
 
 def _annotation(event: Any) -> bool:
@@ -215,10 +217,14 @@ def _annotation(event: Any) -> bool:
     return bool(is_annotation()) if callable(is_annotation) else False
 
 
-def _parts(ops: list[_Op]) -> dict[str, list[list[str]]]:
+def _parts(ops: list[_Op], ranges: dict[int, list[tuple[int, int]]]) -> dict[str, list[list[str]]]:
     """For each op name, every distinct set of ops recorded directly beneath one call of it (nesting by time on
-    one thread): a composite op's parts, so the judge can tell a decomposition from native work under its name."""
+    one thread): a composite op's parts, so the judge can tell a decomposition from native work under its name.
+    A Triton launch range beneath a call counts as a part (LAUNCH_PART)."""
     children: dict[int, set[str]] = {i: set() for i in range(len(ops))}
+    for i, (_, tid, start, end) in enumerate(ops):
+        if any(start <= s and f <= end for s, f in ranges.get(tid, ())):
+            children[i].add(LAUNCH_PART)
     by_thread: dict[int, list[int]] = {}
     for i, op in enumerate(ops):
         by_thread.setdefault(op[1], []).append(i)

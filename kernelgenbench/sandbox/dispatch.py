@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import torch
+from torch._library import custom_ops as _custom_ops
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelgenbench.sandbox.protocol import (
@@ -56,6 +57,7 @@ _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift
 # NaN here, as it gets stale data on a device.
 _UNWRITTEN = ("aten::empty", "aten::new_empty", "aten::_empty")
 _GROWS = frozenset({"aten::resize_", "aten::resize_as_"})
+_OPDEFS = _custom_ops.OPDEFS  # qualified name -> the CustomOpDef torch.library.custom_op made (bound at import)
 _S_NBYTES_OF, _S_DEVICE_OF = torch._C.StorageBase.nbytes, torch._C.StorageBase.__dict__["device"].__get__
 
 
@@ -98,6 +100,13 @@ def _storage_ptr(x: Any) -> int:
         return _S_PTR(x if _is_storage(x) else _T_UNTYPED(x))
     except (RuntimeError, NotImplementedError):
         return 0
+
+
+def _custom_impl(func: Any) -> Callable[..., Any] | None:
+    """The Python function behind an op made with torch.library.custom_op (triton_op makes one too), or None."""
+    opdef = _OPDEFS.get(f"{getattr(func, 'namespace', '')}::{getattr(func, '_opname', '')}")
+    impl = getattr(opdef, "_init_fn", None)
+    return impl if callable(impl) else None
 
 
 def _host_extent(x: Any) -> tuple[int, int]:
@@ -196,6 +205,14 @@ class DispatchRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Mapping | None = None) -> Any:
         name = str(func.name())  # 'aten::add.Tensor'
+        impl = None if name.startswith("aten::") else _custom_impl(func)
+        if impl is not None:
+            # An op the candidate made with torch.library.custom_op or triton_op (vLLM and torch's documented way
+            # to wrap Triton kernels) runs its Python function. Called as the op, it would run below this mode,
+            # out of its sight; run here with the mode entered again, its ops and launches are the call's (as
+            # torch's FunctionalTensorMode decomposes a triton_op).
+            with self:
+                return impl(*args, **(kwargs or {}))
         if not name.startswith("aten::") and not _holds_tensor((args, kwargs)):
             out = func(*args, **(kwargs or {}))
             if not _holds_tensor(out):

@@ -81,6 +81,11 @@ class Memcpy(Message):
     bytes: int
 
 
+# In a Profile's cpu_op_parts: a Triton launch range recorded beneath an op's call (an op the candidate made with
+# torch.library.custom_op or triton_op launches its kernels there).
+LAUNCH_PART = "<triton launch>"
+
+
 @dataclass(frozen=True)
 class Profile(Message):
     """The device-activity recorder's report of one call (sandbox/activity.py)."""
