@@ -448,6 +448,8 @@ def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> str 
         return None
     if via.split(".")[0] == "triton" and _interpreter_patch(value, tc):
         return None
+    if _libdevice_fix(value):
+        return None  # on a device the name is libdevice's extern; under the interpreter the worker's numpy body
     kind = type(value).__name__
     if callable(value):
         return (f"a plain Python {kind}, not a JIT function: a GPU compile refuses the call (the interpreter ran "
@@ -529,6 +531,12 @@ def _interpreter_patch(value: Any, tc: TritonCode | None = None) -> bool:
     interpreter = sys.modules.get("triton.runtime.interpreter")
     return (isinstance(value, FunctionType) and interpreter is not None and value.__globals__ is interpreter.__dict__
             and (tc or default_triton()).function(value))
+
+
+def _libdevice_fix(value: Any) -> bool:
+    """A libdevice function the worker gave a numpy body for the interpreter (sandbox/interpreter_fixes.py)."""
+    fixes = sys.modules.get("kernelgenbench.sandbox.interpreter_fixes")
+    return fixes is not None and fixes.is_patched(value)
 
 
 def _exception_class(value: Any) -> bool:

@@ -24,6 +24,7 @@ _GUARDED_MODULES = ("kernelgenbench.sandbox.worker", "kernelgenbench.sandbox.dis
                     "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.hooks", "kernelgenbench.sandbox.ledger",
                     "kernelgenbench.sandbox.kernel_rules", "kernelgenbench.sandbox.launch_memory",
                     "kernelgenbench.sandbox.interpreted_kernels", "kernelgenbench.sandbox.tamper_watch",
+                    "kernelgenbench.sandbox.interpreter_fixes",
                     "torch.utils._python_dispatch")
 
 

@@ -803,9 +803,9 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     if torch.device(device).type == "cuda":
         torch.cuda.set_device(torch.device(device).index or 0)  # "cuda" alone means the first device
     else:
-        from kernelgenbench.sandbox.interpreter_fixes import apply
+        from kernelgenbench.sandbox.interpreter_fixes import interpreter_as_a_device
 
-        apply()  # the interpreter rounds float32 -> bfloat16 as the devices do
+        interpreter_as_a_device()  # bf16 rounding, libdevice, float arguments: as the devices do
     watched = watched_functions()
     activity.install()
     watched["threading.Thread.start"] = (threading.Thread, "start")
