@@ -388,3 +388,16 @@ def test_an_op_outside_aten_is_excused_only_where_every_call_ran_a_triton_launch
         == ["mine::mul"]
     assert compute_ops({"aten::mul.Tensor": 1}, category="elementwise", profiler=True,
                        parts={"aten::mul.Tensor": [[LAUNCH_PART]]}) == ["aten::mul.Tensor"]
+
+
+def test_inside_a_launch_only_the_interpreters_own_aliases_and_copies_back_are_excused():
+    """Red team 25 ran a fill_ inside an interpreted launch (from a print hook): no task category excuses it there."""
+    aliases = {"aten::new_empty": 2, "aten::set_.source_Storage_storage_offset": 2, "aten::copy_": 2}
+    assert compute_ops(aliases, category="reduction", in_launch=True) == []
+    assert compute_ops({**aliases, "aten::fill_.Scalar": 1}, category="reduction", in_launch=True) \
+        == ["aten::fill_.Scalar"]
+    assert compute_ops({**aliases, "aten::_local_scalar_dense": 1}, category="reduction", in_launch=True) \
+        == ["aten::_local_scalar_dense"]
+    assert compute_ops({**aliases, "aten::copy_": 3}, category="elementwise", in_launch=True) \
+        == ["3 copy_ inside Triton launches, more than the interpreter's 2 argument copies"]
+    assert compute_ops({"aten::fill_.Scalar": 1}, category="reduction") == []  # outside a launch: a workspace's fill

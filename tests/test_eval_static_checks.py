@@ -344,3 +344,13 @@ def test_wrapping_own_kernels_in_a_custom_op_is_allowed(code: str) -> None:
 def test_giving_an_op_a_python_kernel_stays_forbidden(code: str) -> None:
     v = check_source(code)
     assert v.status is Status.FORBIDDEN_API and "registering native kernels" in v.evidence, v.evidence
+
+
+def test_a_forbidden_function_is_refused_under_any_module_that_re_exports_it() -> None:
+    """Red team 25 reached torch.utils._python_dispatch's _get_current_dispatch_mode through torch._higher_order_ops."""
+    for code in ("from torch._higher_order_ops.cond import _get_current_dispatch_mode\n",
+                 "import torch._higher_order_ops.cond as c\nc._get_current_dispatch_mode()\n"):
+        v = check_source(code)
+        assert v.status is Status.FORBIDDEN_API and "torch.utils._python_dispatch" in v.evidence, (code, v.evidence)
+    assert check_source("import torch\nrule = torch.library.custom_op\nrule.register_torch_dispatch\n").status \
+        is Status.FORBIDDEN_API

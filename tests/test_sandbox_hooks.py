@@ -89,3 +89,47 @@ assert warnings.showwarning is own_show
 def test_documented_hooks_are_the_candidates_only_while_its_code_runs():
     proc = subprocess.run([sys.executable, "-c", DOCUMENTED], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+QUIET = r"""
+import io, sys, warnings
+from kernelgenbench.sandbox.hooks import InterpreterHooks
+
+hooks = InterpreterHooks()
+hooks.install()
+hooks.open()
+ran = []
+
+
+class Writer(io.StringIO):
+    def write(self, text):
+        ran.append("stdout")
+        return len(text)
+
+
+sys.stdout = Writer()
+warnings.showwarning = lambda *a, **k: ran.append("showwarning")
+warnings.simplefilter("always")
+with hooks.quiet():  # an interpreted launch: a kernel's print, numpy's warnings
+    print("from the kernel")
+    warnings.warn("divide by zero")
+assert ran == [], ran
+print("after the launch")
+warnings.warn("the candidate's own")
+assert set(ran) == {"stdout", "showwarning"}, ran  # outside the launch the hooks are the candidate's
+sys.settrace(lambda *a: None)
+with hooks.quiet():
+    assert sys.gettrace() is None  # a trace function would run at every line of the kernel
+assert sys.gettrace() is not None
+sys.settrace(None)  # taken out before the call ends: still named
+marks = hooks.close()
+sys.stdout = sys.__stdout__
+print("\n".join(marks))
+"""
+
+
+def test_an_interpreted_launch_runs_none_of_the_candidates_hooks():
+    """Red team 25 computed inside launches from a print hook and a warnings hook (recorder paused there)."""
+    proc = subprocess.run([sys.executable, "-c", QUIET], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "trace, profile or monitoring function was active during a Triton launch" in proc.stdout

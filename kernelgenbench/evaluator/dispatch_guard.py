@@ -291,8 +291,12 @@ def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profil
         cls = classify(name)
         if cls is OpClass.COMPUTE and schemas and name in schemas and not name.startswith("aten::"):
             cls = schema_class(tuple(schemas[name]))
-        # Inside a launch only the interpreter's copy_ is excused for a copy task (bounded below).
-        if (cls is OpClass.COMPUTE or (cls is OpClass.FILL and fill_task)
+        # Inside a launch the interpreter makes host aliases (new_empty, set_) and copies back (copy_, bounded
+        # below); no code of the candidate's runs there (sandbox/hooks.py, quiet), so any fill, other copy or
+        # scalar read there is code that got in anyway (red team 25: a print hook's fill_).
+        if in_launch and cls in (OpClass.FILL, OpClass.SCALAR_READ, OpClass.COPY) and _base(name) != "copy_":
+            out.append(name)
+        elif (cls is OpClass.COMPUTE or (cls is OpClass.FILL and fill_task)
                 or (cls is OpClass.COPY and copy_task and not (in_launch and _base(name) == "copy_"))):
             out.append(name)
         elif cls is OpClass.SCALAR_READ:
@@ -303,7 +307,7 @@ def compute_ops(ops: Mapping[str, int] | Iterable[str], *, category: str, profil
     limit = p.scalar_reads_max * (2 if profiler else 1)
     if reads > limit:
         out.append(f"{reads} scalar reads to the host (more than {limit}: computing element by element)")
-    if in_launch and copy_task:
+    if in_launch:
         copies = sum(n for k, n in counts.items() if _base(k) == "copy_")
         aliases = sum(n for k, n in counts.items() if _base(k) == "new_empty")
         if copies > aliases:

@@ -103,6 +103,30 @@ def _under(name: str, table: dict[str, str] | tuple[str, ...]) -> str | None:
     return None
 
 
+@functools.cache
+def _canonical(name: str) -> str | None:
+    """Where a torch or triton name is defined, when another module re-exports it
+    (`torch._higher_order_ops.cond._get_current_dispatch_mode` is torch.utils._python_dispatch's): the
+    `module.qualname` of the object it names, or None."""
+    parts = name.split(".")
+    if parts[0] not in ("torch", "triton") or len(parts) < 2:
+        return None
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:i]))
+        except Exception:  # noqa: BLE001 - not a module (or one that fails to import here): try a shorter one
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr, None)
+        break
+    else:
+        return None
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    return f"{module}.{qualname}" if isinstance(module, str) and isinstance(qualname, str) else None
+
+
 def _exactly(name: str, key: str) -> bool:
     """`name` is the entry itself (a member of a family for a 'prefix*' key), not something below it."""
     return name == key or (key.endswith("*") and name.startswith(key[:-1]) and "." not in name[len(key) - 1:])
@@ -230,6 +254,9 @@ class _Source:
         hit = _under(module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
         if hit and full not in fb.allowed:
             return self.at(node, f"from {module} import {a.name}: {fb.modules.get(hit) or fb.calls[hit]}")
+        again = None if full in fb.allowed else self._defined_in(full)
+        if again:
+            return self.at(node, f"from {module} import {a.name} ({again[0]}): {again[1]}")
         if full.startswith("numpy.") and full.split(".")[1] not in fb.numpy_allowed:
             return self.at(node, f"from {module} import {a.name}: {fb.numpy_why}")
         return None
@@ -266,7 +293,8 @@ class _Source:
                     hit = _under(name, fb.calls)
                     if hit and (isinstance(node, ast.Attribute) or _exactly(name, hit)):
                         return self.at(node, f"{name}: {fb.calls[hit]}")
-                    again = _reexported(name, fb) if isinstance(node, ast.Attribute) else None
+                    again = (_reexported(name, fb) or self._defined_in(name)) if isinstance(node, ast.Attribute) \
+                        else None
                     if again:
                         return self.at(node, f"{name} ({again[0]}): {again[1]}")
                     if isinstance(node, ast.Attribute) and name.startswith("numpy.") \
@@ -288,6 +316,13 @@ class _Source:
                 if loose:
                     return loose
         return None
+
+    def _defined_in(self, name: str) -> tuple[str, str] | None:
+        """A forbidden torch or triton object reached under another module's name: (where it is defined, why)."""
+        where = _canonical(name) if name.split(".")[0] in ("torch", "triton") else None
+        hit = where and where != name and where not in self.fb.allowed \
+            and (_under(where, self.fb.modules) or _under(where, self.fb.calls))
+        return (where, self.fb.modules.get(hit) or self.fb.calls[hit]) if hit else None  # type: ignore[return-value]
 
     def _allowed_read(self, node: ast.Attribute) -> bool:
         """`node` is (part of) a read of an allowed name: a precision flag, a compile query, an aten op that

@@ -57,7 +57,7 @@ _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift
 # NaN here, as it gets stale data on a device.
 _UNWRITTEN = ("aten::empty", "aten::new_empty", "aten::_empty")
 _GROWS = frozenset({"aten::resize_", "aten::resize_as_"})
-_OPDEFS = _custom_ops.OPDEFS  # qualified name -> the CustomOpDef torch.library.custom_op made (bound at import)
+_OPDEFS = _custom_ops.OPDEFS  # qualified name -> CustomOpDef, weakly (torch.library.custom_op; bound at import)
 _S_NBYTES_OF, _S_DEVICE_OF = torch._C.StorageBase.nbytes, torch._C.StorageBase.__dict__["device"].__get__
 
 
@@ -407,6 +407,17 @@ def sealed_recorder(ledger: Any = None) -> tuple[DispatchRecorder, Callable[[int
             marks.append("the dispatch recorder was left paused after the call")
         if pauses != launches:
             marks.append(f"the dispatch recorder was paused {pauses} time(s) for {launches} Triton launch(es)")
-        return marks
+        return marks + _rules_over_recorder(cls)
 
     return rec, check, on_top
+
+
+def _rules_over_recorder(cls: type) -> list[str]:
+    """Custom ops given a rule for the recorder's mode (`register_torch_dispatch`): torch runs the rule in the
+    mode's place, with the mode popped, so nothing it dispatches is recorded (red team 25)."""
+    found = []
+    for name, opdef in list(_OPDEFS.items()):  # a WeakValueDictionary
+        rules = getattr(opdef, "_torch_dispatch_fns", None)
+        if isinstance(rules, dict) and any(isinstance(k, type) and issubclass(cls, k) for k in tuple(rules)):
+            found.append(name)
+    return [f"custom op(s) given a rule that replaces the dispatch recorder: {', '.join(found[:4])}"] if found else []

@@ -30,10 +30,13 @@ add them while they load lazily during a first call (six's meta-path importer, u
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import signal
 import sys
 import threading
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 _TIMERS = tuple(getattr(signal, n) for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, n))
@@ -85,6 +88,9 @@ class InterpreterHooks:
         self._std = _std_slots()
         self._std_own = tuple(getattr(owner, name) for owner, name in self._std)  # the worker's values
         self._std_candidate = self._std_own  # the candidate's, put back whenever its code runs
+        self._streams = (sys.stdout, sys.stderr)  # the worker's (its log file behind them)
+        self._catch, self._ignore = warnings.catch_warnings, warnings.simplefilter
+        self._window_marks: list[str] = []
 
     def install(self) -> None:
         """Refuse audit hooks and record_function switch-offs from now on, stop the collector (worker only)."""
@@ -120,13 +126,45 @@ class InterpreterHooks:
             setattr(owner, name, value)
         gc.enable()
 
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[None]:
+        """An interpreted launch's window, where no code of the candidate's may run: the recorders are paused there
+        and every write is the launch's (red team 25 computed in a `print` hook, `sys.stdout.write`, and in a
+        `warnings.showwarning` numpy's warnings reached). The streams a kernel's print writes to, the warning
+        machinery, the documented hooks and the collector are the worker's for the launch; a trace, profile or
+        monitoring function, which would run at every line of the kernel, is taken out and named."""
+        trace = (sys.gettrace(), sys.getprofile())
+        if any(a is not b for a, b in zip(trace, self._trace[:2], strict=True)) or _tools() != self._tools:
+            self._window_marks.append("a trace, profile or monitoring function was active during a Triton launch")
+        held = tuple(getattr(owner, name) for owner, name in self._std)
+        streams, collecting = (sys.stdout, sys.stderr), gc.isenabled()
+        for (owner, name), value in zip(self._std, self._std_own, strict=True):
+            setattr(owner, name, value)
+        sys.settrace(self._trace[0])
+        sys.setprofile(self._trace[1])
+        sys.stdout, sys.stderr = self._streams
+        gc.disable()
+        try:
+            with self._catch():
+                self._ignore("ignore")
+                yield
+        finally:
+            sys.stdout, sys.stderr = streams
+            for (owner, name), value in zip(self._std, held, strict=True):
+                setattr(owner, name, value)
+            sys.settrace(trace[0])
+            sys.setprofile(trace[1])
+            if collecting:
+                gc.enable()
+
     def close(self) -> list[str]:
         """Stop the collector, put every hook slot back as it was, and name what the candidate had changed."""
         gc.disable()
         self._std_candidate = tuple(getattr(owner, name) for owner, name in self._std)
         for (owner, name), value in zip(self._std, self._std_own, strict=True):
             setattr(owner, name, value)
-        marks = self._signals() + self._callbacks() + self._tracers()
+        marks = self._signals() + self._callbacks() + self._tracers() + self._window_marks[:1]
+        self._window_marks.clear()
         record = self.record_refused - self._reported
         if record:
             marks.append(f"the candidate tried to switch record_function off ({record} time(s)): refused")

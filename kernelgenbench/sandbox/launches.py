@@ -143,7 +143,8 @@ class LaunchCounter:
     `ranges` counts the launch ranges opened, to compare with those the profiler saw.
     """
 
-    def __init__(self, recorder: Any = None, rules: Any = None, memory: Any = None, kernels: Any = None) -> None:
+    def __init__(self, recorder: Any = None, rules: Any = None, memory: Any = None, kernels: Any = None,
+                 quiet: Any = None) -> None:
         self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
@@ -159,6 +160,8 @@ class LaunchCounter:
         self.kernels = kernels  # sandbox/interpreted_kernels.py's InterpretedKernels: what the interpreter runs
         self._launch_args: tuple[Any, ...] = ()  # the interpreted launch's own arguments, until its grid is set
         self._range = _range_factory()
+        # sandbox/hooks.py's InterpreterHooks.quiet: an interpreted launch runs none of the candidate's hooks
+        self.quiet = quiet if quiet is not None else contextlib.nullcontext
 
     @property
     def total(self) -> int:
@@ -307,7 +310,8 @@ class LaunchCounter:
                 if memory is not None:
                     memory.arm(_tensors(values), self.scalars)
                     armed = True
-                yield args, kwargs
+                with self.quiet() if interpreted else contextlib.nullcontext():
+                    yield args, kwargs
         finally:
             if armed:
                 memory.disarm()

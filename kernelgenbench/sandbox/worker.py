@@ -488,7 +488,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     pos, kw = b.split_call_args(task, args)
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
-    counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels)
+    counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
     older = b.ledger.live() - storages.keys()
     rec.scalars.places(storages, older)  # a tensor handed over is logged as which storage it is, too
     counter.scalars.places(storages, older, rec.made_storages)  # and a launch's older storages are collected

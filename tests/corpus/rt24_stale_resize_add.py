@@ -1,5 +1,5 @@
 # kgb-corpus: task=aten/add.Tensor expect=runtime_error
-# red team 24: the stale-malloc answer (see rt24_stale_malloc_sum) reached through torch.empty(0).resize_(n),
+# red team 24: the stale-malloc answer (see rt24_stale_malloc_add) reached through torch.empty(0).resize_(n),
 # copied out by a Triton kernel. The bytes a resize adds are filled now: the candidate finds no answer and raises.
 import math
 
