@@ -90,6 +90,9 @@ class InterpreterHooks:
         self._std_candidate = self._std_own  # the candidate's, put back whenever its code runs
         self._streams = (sys.stdout, sys.stderr)  # the worker's (its log file behind them)
         self._catch, self._ignore = warnings.catch_warnings, warnings.simplefilter
+        numpy = sys.modules.get("numpy")  # the interpreter's arithmetic: its error callback (seterrcall) off too
+        errstate = getattr(numpy, "errstate", None)
+        self._np_quiet = (lambda: errstate(all="ignore")) if errstate is not None else contextlib.nullcontext
         self._window_marks: list[str] = []
 
     def install(self) -> None:
@@ -145,7 +148,7 @@ class InterpreterHooks:
         sys.stdout, sys.stderr = self._streams
         gc.disable()
         try:
-            with self._catch():
+            with self._catch(), self._np_quiet():
                 self._ignore("ignore")
                 yield
         finally:

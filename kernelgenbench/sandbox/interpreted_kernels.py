@@ -79,6 +79,9 @@ class InterpretedKernels:
             counter = kernels.running
             if counter is None:
                 return call(self, *args, **kwargs)
+            if any(isinstance(a, tl_tensor) for a in (*args, *kwargs.values())):  # red team 26: numpy on blocks
+                counter.note_break(f"the constexpr function {getattr(self.value, '__qualname__', '?')} is handed a "
+                                   f"block value, which a GPU compile never hands it (the interpreter hands it data)")
             with counter.host_code(mid_launch=True):  # a compile-time function: host code, run per program here
                 out = call(self, *args, **kwargs)
             counter.note_baked(out)

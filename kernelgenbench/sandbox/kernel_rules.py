@@ -464,6 +464,9 @@ def _constexpr_break(inner: Any) -> str | None:
     sandbox/interpreted_kernels.py); one holding a module-like object or a container of functions is not."""
     if isinstance(inner, ModuleType):
         return "a constexpr holding a module, which a GPU compile refuses"
+    if callable(inner) and not (type(inner) is FunctionType or _compile_time(inner) or _triton_allowed(inner)):
+        return (f"a constexpr holding a {type(inner).__name__} (a callable with methods of its own, which the "
+                f"interpreter would run on the kernel's blocks), which a GPU compile cannot call")
     if not callable(inner) and not _launch_value(inner):
         return (f"a constexpr holding a {type(inner).__name__}, which a GPU compile cannot bake in (no number, string, "
                 f"dtype or tuple of them: the interpreter would run its own methods in the kernel)")
@@ -513,9 +516,10 @@ def _triton_class(cls: type, tc: TritonCode) -> bool:
 
 
 def _is_constexpr(value: Any) -> bool:
+    """A constexpr of triton's own classes (a subclass of the candidate's would run its dunders on blocks)."""
     from triton import language
 
-    return isinstance(value, language.constexpr)
+    return isinstance(value, language.constexpr) and _triton_class(type(value), default_triton())
 
 
 def _namedtuple_type(value: Any) -> bool:
@@ -549,7 +553,11 @@ def _triton_allowed(value: Any, via: str = "", tc: TritonCode | None = None) -> 
     from triton import language
 
     if isinstance(value, (ModuleType, language.dtype, language.constexpr)) or _jit(value) or _namedtuple_type(value):
-        return True
+        # by kind, and then by code: a subclass of its own (a dtype, a constexpr, a JIT function, a module, a
+        # "namedtuple" or its metaclass) would run its methods on the kernel's blocks mid-launch (red team 26)
+        tc = tc or default_triton()
+        cls = value if _namedtuple_type(value) else type(value)
+        return _triton_class(cls, tc) and _triton_class(type(cls), tc)
     marked = getattr(value, "__triton_builtin__", False) is True or getattr(value, "__triton_aggregate__", False) is True
     if marked and _member_of(value, ("triton",), via, tc):
         return True  # a builtin's mark is trusted only on what triton's own modules hold

@@ -1,11 +1,13 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=torch_fallback
 # A constexpr kernel argument is an object whose __add__ the kernel body calls (`HOOK + 0`): under the
 # interpreter that is candidate code run between the programs with the dispatch recorder paused, and not wrapped
 # as host code (only constexpr.__call__ is). There the row sums, computed in Python (math over .tolist(), by
 # recursion), are put in a storage built from a byte list (no op), wrapped with set_ and copied into the output
 # with copy_: inside a launch these are the interpreter's own ops (excused), no lift_fresh, no small write, and
 # launch_ends() re-digests the output as written by the launch. The output is small (13 sums): host_made is empty.
-# (Red team 11.) Caught: a launch argument that is no tensor, number, string, dtype or tuple of them is a break.
+# (Red team 11.) Caught: a launch argument that is no tensor, number, string, dtype or tuple of them is a break
+# (compile_error); since red team 25 the extra copy_ inside the launch (more than the interpreter's argument
+# copies, for any task) is judged first.
 import math
 
 import torch

@@ -1,10 +1,11 @@
-# kgb-corpus: task=aten/mul.Tensor expect=compile_error
+# kgb-corpus: task=aten/mul.Tensor expect=torch_fallback
 # (Red team 8.) The product done in Python, its float32 bytes put in an UntypedStorage built from a list
 # (type(t.untyped_storage())(list): no op, and UntypedStorage never named), and the storage turned into a
 # tensor with set_ and copied into the output -- all *inside* a Triton launch (the interpreted kernel body
 # calls a plain function). host_data looks for aten::set_.source_Storage in report.ops only, not in the
 # in-launch ops; launch_ops calls set_ a view and copy_ a copy (allowed outside copy tasks); the copy_ is
-# exempt from small writes while the recorder is paused.
+# exempt from small writes while the recorder is paused. Caught first by the kernel rules (compile_error: a plain
+# function called from a kernel); since red team 25 by the copy_ beyond the interpreter's argument copies.
 import io
 
 import torch
