@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from kernelgenbench.sandbox.protocol import LAUNCH_PART
+from kernelgenbench.sandbox.protocol import HOST_CODE, LAUNCH_PART
 
 # Kernels the session itself launches on the call's stream (torch.cuda._sleep: no dispatcher op).
 _MARKER = "spin_kernel"
@@ -192,13 +192,15 @@ def _cpu_ops(events: list[Any], launch_range: str
     from torch.autograd import DeviceType
 
     ranges: dict[int, list[tuple[int, int]]] = {}
+    host: dict[int, list[tuple[int, int]]] = {}  # the launch's host code (a grid callable, a pre-run hook)
     ops: list[_Op] = []
     for e in events:
         if e.device_type() != DeviceType.CPU:
             continue
         name = e.name()
-        if name == launch_range:
-            ranges.setdefault(e.start_thread_id(), []).append((e.start_ns(), e.end_ns()))
+        if name in (launch_range, launch_range + HOST_CODE):
+            (ranges if name == launch_range else host).setdefault(e.start_thread_id(), []).append(
+                (e.start_ns(), e.end_ns()))
         elif _OP_NAME.fullmatch(name) and not _annotation(e):  # every namespace (mkldnn::, fbgemm::);
             # a candidate's own record_function("ns::name") range is an annotation, its ops are recorded beneath it
             overload = e.overload_name() if hasattr(e, "overload_name") else ""
@@ -206,7 +208,8 @@ def _cpu_ops(events: list[Any], launch_range: str
     outside: Counter[str] = Counter()
     inside: Counter[str] = Counter()
     for name, tid, start, end in ops:
-        enclosed = any(s <= start and end <= f for s, f in ranges.get(tid, ()))
+        enclosed = any(s <= start and end <= f for s, f in ranges.get(tid, ())) \
+            and not any(s <= start and end <= f for s, f in host.get(tid, ()))  # host code is the call's own
         (inside if enclosed else outside)[name] += 1
     return outside, inside, sum(len(v) for v in ranges.values()), _parts(ops, ranges)
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from kernelgenbench.sandbox import launch_args
 from kernelgenbench.sandbox.kernel_rules import code_key
+from kernelgenbench.sandbox.protocol import HOST_CODE
 from kernelgenbench.sandbox.scalars import ScalarLog
 
 _type = type
@@ -244,7 +245,8 @@ class LaunchCounter:
         """Candidate code a launch runs on the host, judged as the call's own (DispatchRecorder.host_code); after
         it ran between a launch's programs, the names the kernels read must still hold what was judged."""
         rec = self.recorder
-        with rec.host_code(mid_launch=mid_launch) if rec is not None else contextlib.nullcontext():
+        with self._range(self.range_name + HOST_CODE), \
+                rec.host_code(mid_launch=mid_launch) if rec is not None else contextlib.nullcontext():
             yield
         if mid_launch and self.rules is not None:
             self._judge((self.rules.rebound(), []), interpreted=True)

@@ -84,6 +84,9 @@ class Memcpy(Message):
 # In a Profile's cpu_op_parts: a Triton launch range recorded beneath an op's call (an op the candidate made with
 # torch.library.custom_op or triton_op launches its kernels there).
 LAUNCH_PART = "<triton launch>"
+# The suffix of the profiler range around a launch's host code (a grid callable, a pre-run hook, a compile-time
+# function): its ops are the call's own, not the launch's, though the launch range encloses them.
+HOST_CODE = "_host"
 
 
 @dataclass(frozen=True)
