@@ -401,3 +401,24 @@ def test_inside_a_launch_only_the_interpreters_own_aliases_and_copies_back_are_e
     assert compute_ops({**aliases, "aten::copy_": 3}, category="elementwise", in_launch=True) \
         == ["3 copy_ inside Triton launches, more than the interpreter's 2 argument copies"]
     assert compute_ops({"aten::fill_.Scalar": 1}, category="reduction") == []  # outside a launch: a workspace's fill
+
+
+def test_ops_a_launchs_host_code_runs_are_the_calls_not_the_launchs():
+    """FP hunt 8: a pre-run hook's zero_ and a grid callable's .item() run inside the launch range, as host code
+    the dispatch recorder counts as the call's; the profiler now agrees (the host-code range inside it)."""
+    from torch._C._profiler import _RecordFunctionFast
+
+    from kernelgenbench.sandbox.activity import Session
+    from kernelgenbench.sandbox.protocol import HOST_CODE
+
+    x = torch.zeros(8)
+    with Session("cpu", "kgb_test_launch") as s:
+        with _RecordFunctionFast("kgb_test_launch"):
+            with _RecordFunctionFast("kgb_test_launch" + HOST_CODE):
+                x.zero_()
+            x.fill_(1.0)
+    rep = s.report(())
+    assert rep["available"], rep
+    assert any(k.startswith("aten::zero_") for k in rep["cpu_ops"])
+    assert not any(k.startswith("aten::zero_") for k in rep["cpu_ops_in_launch"])
+    assert any(k.startswith("aten::fill_") for k in rep["cpu_ops_in_launch"])

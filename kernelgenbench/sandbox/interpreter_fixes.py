@@ -17,9 +17,21 @@ None changes anything on a device: the worker applies them (`interpreter_as_a_de
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+
+
+def _ufunc(fn: Any) -> Any:
+    """A math-module function of one float applied elementwise (no numpy ufunc exists for it)."""
+    vectorized = np.frompyfunc(fn, 1, 1)
+    return lambda a: vectorized(a).astype(a.dtype)
+
+
+def _ieee_remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a - b * np.rint(a / b)
+
 
 _UNARY = {
     "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh,
@@ -29,14 +41,23 @@ _UNARY = {
     "rint": np.rint, "round": lambda a: np.copysign(np.floor(np.abs(a) + a.dtype.type(0.5)), a),
     "rsqrt": lambda a: a.dtype.type(1) / np.sqrt(a), "rcbrt": lambda a: a.dtype.type(1) / np.cbrt(a),
     "sin": np.sin, "sinh": np.sinh, "sqrt": np.sqrt, "tan": np.tan, "tanh": np.tanh, "trunc": np.trunc,
+    "erf": _ufunc(math.erf), "erfc": _ufunc(math.erfc), "lgamma": _ufunc(math.lgamma), "tgamma": _ufunc(math.gamma),
+    "sinpi": lambda a: np.sin(a * a.dtype.type(math.pi)), "cospi": lambda a: np.cos(a * a.dtype.type(math.pi)),
+    "saturatef": lambda a: np.clip(a, a.dtype.type(0), a.dtype.type(1)), "rcp_rn": lambda a: a.dtype.type(1) / a,
+    "logb": lambda a: np.floor(np.log2(np.abs(a))),
 }
+_UNARY["normcdf"] = lambda a: a.dtype.type(0.5) * _UNARY["erfc"](-a / a.dtype.type(math.sqrt(2.0)))
 _UNARY.update({"rsqrt_rn": _UNARY["rsqrt"], "sqrt_rn": np.sqrt, "fast_expf": np.exp, "fast_logf": np.log,
                "fast_log2f": np.log2, "fast_log10f": np.log10, "fast_sinf": np.sin, "fast_cosf": np.cos,
                "fast_tanf": np.tan, "fast_tanhf": np.tanh, "fast_exp10f": _UNARY["exp10"]})
 _BINARY = {"atan2": np.arctan2, "copysign": np.copysign, "fmod": np.fmod, "hypot": np.hypot, "pow": np.power,
            "fast_powf": np.power, "div_rn": np.divide, "fast_dividef": np.divide, "nextafter": np.nextafter,
-           "fdim": lambda a, b: np.maximum(a - b, a.dtype.type(0))}
-_TERNARY = {"fma": lambda a, b, c: a * b + c}
+           "fdim": lambda a, b: np.maximum(a - b, a.dtype.type(0)), "remainder": _ieee_remainder,
+           "add_rn": np.add, "sub_rn": np.subtract, "mul_rn": np.multiply, "fmin": np.fmin, "fmax": np.fmax}
+_TERNARY = {"fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c}
+# Predicates: an int32 per element on a device (libdevice's isnan, isinf, signbit, finitef).
+_TESTS = {"isnan": np.isnan, "isinf": np.isinf, "signbit": np.signbit, "finitef": np.isfinite,
+          "isfinited": np.isfinite}
 # The functions put into the libdevice modules, by identity: a kernel may name these (sandbox/kernel_rules.py).
 # Filled once before the candidate is imported; the tamper watch holds this module's data to what it was then.
 _PATCHED: list[Any] = []
@@ -104,25 +125,49 @@ def apply() -> bool:
     return True
 
 
-def _elementwise(fn: Any) -> Any:
-    """A libdevice function for the interpreter: numpy on the arguments' data, in the first tensor's dtype."""
+def _elementwise(fn: Any, test: bool = False) -> Any:
+    """A libdevice function for the interpreter: its arguments made tensors, broadcast and promoted as an extern
+    call's are, then numpy on their data (bf16 through fp32); a predicate (`test`) gives int32."""
 
     def interpreted(*args: Any, **kwargs: Any) -> Any:
         import triton.language as tl
-        from triton.runtime.interpreter import TensorHandle
+        from triton.runtime.interpreter import TensorHandle, interpreter_semantic
 
-        tensors = [a for a in args if isinstance(a, tl.tensor)]
-        if not tensors:
-            raise TypeError("a libdevice function needs a tensor argument under the interpreter")
-        widest = max(tensors, key=lambda t: t.handle.data.size)
-        kind = tensors[0].handle.data.dtype
-        data = [a.handle.data.astype(kind, copy=False) if isinstance(a, tl.tensor) else kind.type(a) for a in args]
+        sem = interpreter_semantic
+        ts = [a if isinstance(a, tl.tensor) else sem.to_tensor(a) for a in args]
+        for i in range(1, len(ts)):  # promote and broadcast every argument against the first, then back
+            ts[0], ts[i] = sem.binary_op_type_checking_impl(ts[0], ts[i])
+        for i in range(1, len(ts)):
+            ts[0], ts[i] = sem.binary_op_type_checking_impl(ts[0], ts[i])
+        kind = ts[0].dtype.scalar
         with np.errstate(all="ignore"):
-            out = np.asarray(fn(*data), dtype=kind)
-        return tl.tensor(TensorHandle(np.broadcast_to(out, widest.handle.data.shape).copy(), tensors[0].handle.dtype),
-                         widest.type if widest.type.is_block() else tensors[0].type)
+            out = np.asarray(fn(*(_as_float(t.handle) for t in ts)))
+        shape = ts[0].type.shape if ts[0].type.is_block() else []
+        ret = tl.int32 if test else kind
+        data = out.astype(np.int32) if test else _from_float(out, kind)
+        ty = tl.block_type(ret, shape) if shape else ret
+        return tl.tensor(TensorHandle(np.ascontiguousarray(np.broadcast_to(data, ts[0].handle.data.shape)), ret), ty)
 
     return interpreted
+
+
+def _as_float(handle: Any) -> np.ndarray:
+    """A tensor handle's data as numbers: bf16 (stored as its bits) widened to fp32."""
+    import triton.language as tl
+
+    if handle.dtype.scalar == tl.bfloat16:
+        return (handle.data.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return handle.data
+
+
+def _from_float(out: np.ndarray, kind: Any) -> np.ndarray:
+    """Numbers back in `kind`'s storage: bf16 rounded to nearest even, as the devices round."""
+    import triton.language as tl
+    from triton.runtime.interpreter import _get_np_dtype
+
+    if kind == tl.bfloat16:
+        return rne_bfloat16(out.astype(np.float32))
+    return out.astype(_get_np_dtype(kind))
 
 
 def libdevice_on_the_interpreter() -> list[str]:
@@ -135,10 +180,10 @@ def libdevice_on_the_interpreter() -> list[str]:
             mod = importlib.import_module(modname)
         except ImportError:
             continue
-        for table in (_UNARY, _BINARY, _TERNARY):
+        for table, test in ((_UNARY, False), (_BINARY, False), (_TERNARY, False), (_TESTS, True)):
             for name, fn in table.items():
                 if hasattr(mod, name):
-                    setattr(mod, name, _elementwise(fn))
+                    setattr(mod, name, _elementwise(fn, test))
                     _PATCHED.append(getattr(mod, name))
         patched.append(modname)
     return patched
