@@ -354,3 +354,5 @@ def test_a_forbidden_function_is_refused_under_any_module_that_re_exports_it() -
         assert v.status is Status.FORBIDDEN_API and "torch.utils._python_dispatch" in v.evidence, (code, v.evidence)
     assert check_source("import torch\nrule = torch.library.custom_op\nrule.register_torch_dispatch\n").status \
         is Status.FORBIDDEN_API
+    # a public name is torch's API wherever it is defined (torch.profiler.DeviceType is torch._C._autograd's)
+    assert check_source("from torch.profiler import DeviceType\nimport torch\ntorch.autograd.DeviceType\n").passed

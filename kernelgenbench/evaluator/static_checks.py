@@ -318,8 +318,11 @@ class _Source:
         return None
 
     def _defined_in(self, name: str) -> tuple[str, str] | None:
-        """A forbidden torch or triton object reached under another module's name: (where it is defined, why)."""
-        where = _canonical(name) if name.split(".")[0] in ("torch", "triton") else None
+        """A forbidden torch or triton object reached under another module's private name: (where it is defined,
+        why). A public name is torch's API wherever it is defined (torch.profiler.DeviceType is torch._C's)."""
+        parts = name.split(".")
+        private = any(p.startswith("_") and not p.startswith("__") for p in parts)
+        where = _canonical(name) if parts[0] in ("torch", "triton") and private else None
         hit = where and where != name and where not in self.fb.allowed \
             and (_under(where, self.fb.modules) or _under(where, self.fb.calls))
         return (where, self.fb.modules.get(hit) or self.fb.calls[hit]) if hit else None  # type: ignore[return-value]
