@@ -21,10 +21,12 @@ below = [(r["task_id"], r["workload_id"], who, t.get("floor_ratio")) for r in ti
          if isinstance(t, dict) and t.get("below_floor")]
 print(f"timed workloads: {len(timed)}; timings under their floor: {len(below)}", *below, sep="\n  ")
 PY
-  SHORT=empty,add_4096,tadd_4096,tsum_64x256,sum_65536,add_1048576,tadd_1048576,tsum_4096x4096
-  step ncu 230 python3 bench/bench_timing_vs_ncu.py "$OUT/ncu" --budget-s 200 --families pairs --only $SHORT \
-    --methods kgb,ksum --ncu-columns ncu_flush --ncu-calls 10 --chunk 12
-  python3 bench/bench_timing_vs_ncu.py --analyze "$OUT/ncu/timing_vs_ncu.json" | tail -3
+  if [[ ${NCU:-1} == 1 ]]; then  # NCU=0: the examples against their floors only
+    SHORT=empty,add_4096,tadd_4096,tsum_64x256,sum_65536,add_1048576,tadd_1048576,tsum_4096x4096
+    step ncu 230 python3 bench/bench_timing_vs_ncu.py "$OUT/ncu" --budget-s 200 --families pairs --only $SHORT \
+      --methods kgb,ksum --ncu-columns ncu_flush --ncu-calls 10 --chunk 12
+    python3 bench/bench_timing_vs_ncu.py --analyze "$OUT/ncu/timing_vs_ncu.json" | tail -3
+  fi
 else
   OUT=$OUT/real EXCLUDE=aten/mm,aten/mm.out ATEN_RECORDS=prepared WORKERS=${WORKERS:-14} BUDGET=${REAL_BUDGET:-560} \
     bash bench/real_library_session.sh --performance --no-direct --rounds 1 > /dev/null 2>&1

@@ -4,7 +4,7 @@
 # session 22's PART=a (examples against their floors; ncu beside kgb on the short kernels).
 set -u
 OUT=$OUT bash bench/session24_gpu.sh 2>&1 | grep -v "^=== " | tail -40
-PART=a OUT=$OUT bash bench/session22_gpu.sh 2>&1 | tail -40
+PART=a NCU=${NCU:-1} OUT=$OUT bash bench/session22_gpu.sh 2>&1 | tail -40
 python3 - "$OUT/examples/results.jsonl" "$OUT/real/results.jsonl" <<'PY'
 import json, sys
 for path in sys.argv[1:]:
