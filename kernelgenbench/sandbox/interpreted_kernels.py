@@ -79,11 +79,12 @@ class InterpretedKernels:
             counter = kernels.running
             if counter is None:
                 return call(self, *args, **kwargs)
-            if any(isinstance(a, tl_tensor) for a in (*args, *kwargs.values())):  # red team 26: numpy on blocks
+            if _holds_block((args, kwargs), tl_tensor):  # red teams 26, 27: numpy on the blocks' data
                 counter.note_break(f"the constexpr function {getattr(self.value, '__qualname__', '?')} is handed a "
                                    f"block value, which a GPU compile never hands it (the interpreter hands it data)")
             with counter.host_code(mid_launch=True):  # a compile-time function: host code, run per program here
                 out = call(self, *args, **kwargs)
+            kernels._judge_result(counter, self.value, out)
             counter.note_baked(out)
             return out
 
@@ -91,11 +92,12 @@ class InterpretedKernels:
             counter = kernels.running
             if counter is None:
                 return function_call(self, *args, **kwargs)
-            if any(isinstance(a, tl_tensor) for a in (*args, *kwargs.values())):
+            if _holds_block((args, kwargs), tl_tensor):
                 counter.note_break(f"the compile-time function {getattr(self.fn, '__qualname__', '?')} is handed a "
                                    f"block value, which a GPU compile never hands it (the interpreter hands it data)")
             with counter.host_code(mid_launch=True):
                 out = function_call(self, *args, **kwargs)
+            kernels._judge_result(counter, self.fn, out)
             counter.note_baked(out)
             return out
 
@@ -141,6 +143,16 @@ class InterpretedKernels:
         counter.judge_interpreted(kernel, fn if isinstance(fn, FunctionType) else None, values)
         self.running = counter
 
+    @staticmethod
+    def _judge_result(counter: Any, fn: Any, out: Any) -> None:
+        """What a compile-time function returned must be a constant a GPU compile bakes in (red team 27 returned an
+        object whose `__mul__` the kernel then ran on its blocks)."""
+        from kernelgenbench.sandbox.kernel_rules import baked_value_break
+
+        why = baked_value_break(out)
+        if why:
+            counter.note_break(f"the compile-time function {getattr(fn, '__qualname__', '?')} returned {why}")
+
     def launch_ended(self) -> None:
         """The launch returned or raised: nothing pending, nothing counted."""
         self.launching = self.running = None
@@ -152,6 +164,17 @@ def _weakrefable(obj: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _holds_block(tree: Any, block: type, depth: int = 0) -> bool:
+    """A block value anywhere in nested tuples, lists and dicts (a compile-time function handed `(acc, a, b)`)."""
+    if isinstance(tree, block):
+        return True
+    if depth > 8:
+        return False
+    if isinstance(tree, dict):
+        tree = tuple(tree.values())
+    return isinstance(tree, (tuple, list)) and any(_holds_block(x, block, depth + 1) for x in tree)
 
 
 def _rewrite(fn: FunctionType, kwargs: dict[str, Any], rewriter: Any) -> FunctionType:

@@ -245,7 +245,9 @@ def _launch_value(v: Any, depth: int = 0) -> bool:
     import torch
     from triton import language
 
-    if isinstance(v, torch.Tensor) or _plain(v) or callable(getattr(v, "data_ptr", None)):
+    # a launch's own arguments are plain tensors by now (sandbox/launch_args.py made them so); a tensor-like
+    # object here was never replaced (a parameter's default, a constexpr global: red team 27)
+    if type(v) is torch.Tensor or _plain(v):
         return True
     kernel_values = (language.dtype, language.tensor, getattr(language.core, "tensor_descriptor_base", language.tensor))
     if isinstance(v, kernel_values) or type(v).__name__ == "TensorDescriptor":
@@ -458,6 +460,17 @@ def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> str 
             f"functions and triton.language members)")
 
 
+def baked_value_break(value: Any) -> str | None:
+    """Why a value a compile-time function returned cannot be baked into a kernel (None where it can): a GPU
+    compile takes a constant back, and the interpreter would run any other object's methods on the blocks."""
+    from triton import language
+
+    inner = value.value if _is_constexpr(value) else value
+    if inner is None or _plain(inner) or (isinstance(inner, language.dtype) and own_code_free(type(inner), triton_root())):
+        return None
+    return f"a {type(inner).__name__}, which a GPU compile cannot bake in (no number, string, dtype or tuple of them)"
+
+
 def _constexpr_break(inner: Any) -> str | None:
     """A constexpr is allowed by type, and so is one holding a plain function (`@tl.constexpr def f`: a compile-time
     function a GPU compile calls on constants; the numbers it returns are counted as the launch's, see
@@ -619,8 +632,10 @@ def _plain(value: Any, depth: int = 0) -> bool:
 
     numpy = sys.modules.get("numpy")
     scalar = _PLAIN if numpy is None else (*_PLAIN, numpy.number, numpy.bool_)
-    if type(value) is torch.dtype or isinstance(value, scalar):
+    if type(value) is torch.dtype:
         return True
+    if isinstance(value, scalar):  # a subclass with methods of the candidate's (`__mul__`) would run them on blocks
+        return type(value) in _PLAIN or own_code_free(type(value))
     if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
         return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
     return False
