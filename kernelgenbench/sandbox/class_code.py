@@ -41,6 +41,23 @@ def own_code_free(cls: type, root: str = "", depth: int = 0) -> bool:
     return free
 
 
+def implicit_code_free(cls: type) -> bool:
+    """Whether the methods Python calls implicitly on an instance (its dunders: `__mul__`, `__index__`, `__eq__`)
+    are all free of the candidate's code: a scalar subclass whose named methods (an enum's `parse`) run only
+    where code names them, and a kernel's names are judged one by one (sandbox/kernel_rules.py)."""
+    for c in type.__dict__["__mro__"].__get__(cls):
+        if not c.__flags__ & _HEAP_TYPE:
+            continue
+        state = type.__dict__["__dict__"].__get__(c)
+        generated = "_fields" in state or "__dataclass_fields__" in state
+        for name, v in state.items():
+            if not (isinstance(name, str) and name.startswith("__") and name.endswith("__")):
+                continue
+            if isinstance(v, type) or not all(_trusted_code(f, "", generated, 0) for f in _code_of(v)):
+                return False
+    return True
+
+
 def _kept(cls: type) -> bool:
     """A class whose verdict may be kept: one of triton's (the deep classes of its blocks and JIT functions, met
     at every launch)."""

@@ -30,7 +30,7 @@ from types import (
 )
 from typing import Any
 
-from kernelgenbench.sandbox.class_code import own_code_free, triton_root
+from kernelgenbench.sandbox.class_code import implicit_code_free, own_code_free, triton_root
 from kernelgenbench.sandbox.class_code import trusted_files as _stdlib
 from kernelgenbench.sandbox.scalars import number_values
 from kernelgenbench.sandbox.triton_code import TritonCode
@@ -634,8 +634,8 @@ def _plain(value: Any, depth: int = 0) -> bool:
     scalar = _PLAIN if numpy is None else (*_PLAIN, numpy.number, numpy.bool_)
     if type(value) is torch.dtype:
         return True
-    if isinstance(value, scalar):  # a subclass with methods of the candidate's (`__mul__`) would run them on blocks
-        return type(value) in _PLAIN or own_code_free(type(value))
+    if isinstance(value, scalar):  # a subclass whose `__mul__` is the candidate's would run it on blocks
+        return type(value) in _PLAIN or implicit_code_free(type(value))
     if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
         return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
     return False
