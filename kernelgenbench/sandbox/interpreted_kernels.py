@@ -77,7 +77,7 @@ class InterpretedKernels:
 
         def counted_call(self: Any, *args: Any, **kwargs: Any) -> Any:
             counter = kernels.running
-            if counter is None:
+            if counter is None or _jit_function(self.value):  # a JIT function in a constexpr: a kernel call
                 return call(self, *args, **kwargs)
             if _holds_block((args, kwargs), tl_tensor):  # red teams 26, 27: numpy on the blocks' data
                 counter.note_break(f"the constexpr function {getattr(self.value, '__qualname__', '?')} is handed a "
@@ -164,6 +164,14 @@ def _weakrefable(obj: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _jit_function(value: Any) -> bool:
+    """One of triton's JIT or interpreted functions (by exact class: a subclass of the candidate's is none)."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    return type(value) in (JITFunction, InterpretedFunction)
 
 
 def _holds_block(tree: Any, block: type, depth: int = 0) -> bool:

@@ -465,10 +465,18 @@ def baked_value_break(value: Any) -> str | None:
     compile takes a constant back, and the interpreter would run any other object's methods on the blocks."""
     from triton import language
 
-    inner = value.value if _is_constexpr(value) else value
-    if inner is None or _plain(inner) or (isinstance(inner, language.dtype) and own_code_free(type(inner), triton_root())):
+    def baked(v: Any, depth: int) -> bool:
+        v = v.value if _is_constexpr(v) else v
+        if v is None or _plain(v) or (isinstance(v, language.dtype) and own_code_free(type(v), triton_root())):
+            return True
+        # an exact tuple or list of them (a dtype pair, a block shape: `tl.zeros(shape(B), ...)`)
+        return type(v) in (tuple, list) and depth < 4 and all(baked(x, depth + 1) for x in v)
+
+    if baked(value, 0):
         return None
-    return f"a {type(inner).__name__}, which a GPU compile cannot bake in (no number, string, dtype or tuple of them)"
+    inner = value.value if _is_constexpr(value) else value
+    return (f"a {type(inner).__name__}, which a GPU compile cannot bake in (no number, string, dtype or tuple or list "
+            f"of them)")
 
 
 def _constexpr_break(inner: Any) -> str | None:
