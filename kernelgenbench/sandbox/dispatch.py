@@ -102,10 +102,17 @@ def _storage_ptr(x: Any) -> int:
         return 0
 
 
-def _custom_impl(func: Any) -> Callable[..., Any] | None:
-    """The Python function behind an op made with torch.library.custom_op (triton_op makes one too), or None."""
+def _custom_impl(func: Any, args: tuple, kwargs: Mapping | None) -> Callable[..., Any] | None:
+    """The Python function behind an op made with torch.library.custom_op (triton_op makes one too) for the device
+    of its first tensor argument (`register_kernel("cuda")`), or None."""
     opdef = _OPDEFS.get(f"{getattr(func, 'namespace', '')}::{getattr(func, '_opname', '')}")
-    impl = getattr(opdef, "_init_fn", None)
+    if opdef is None:
+        return None
+    first = next((t for t in _leaves((args, kwargs)) if _is_tensor(t)), None)
+    fns = getattr(opdef, "_backend_fns", None)
+    fns = fns if isinstance(fns, dict) else {}
+    impl = (fns.get(_T_DEVICE(first).type) if first is not None else None) or fns.get(None) \
+        or getattr(opdef, "_init_fn", None)
     return impl if callable(impl) else None
 
 
@@ -205,7 +212,7 @@ class DispatchRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Mapping | None = None) -> Any:
         name = str(func.name())  # 'aten::add.Tensor'
-        impl = None if name.startswith("aten::") else _custom_impl(func)
+        impl = None if name.startswith("aten::") else _custom_impl(func, args, kwargs)
         if impl is not None:
             # An op the candidate made with torch.library.custom_op or triton_op (vLLM and torch's documented way
             # to wrap Triton kernels) runs its Python function. Called as the op, it would run below this mode,
