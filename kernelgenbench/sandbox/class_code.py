@@ -112,6 +112,8 @@ def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
         if where not in trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
                 and not (root and where.startswith(root)):
             return False
+        if where in trusted_files() and not stdlib_code(f):
+            return False  # a filename is a string: code re-stamped as functools' is the candidate's (red team 28)
     elif not own_code_free(type(f), root, depth + 1):
         return False
     return all(_trusted_code(x, root, generated, depth + 1) for x in _held_code(f))
@@ -146,6 +148,43 @@ def _cell_full(cell: Any) -> bool:
     except ValueError:
         return False
     return True
+
+
+def stdlib_code(f: FunctionType) -> bool:
+    """`f`'s code is one the trusted standard-library modules hold (by identity, walked once, before the candidate
+    is imported: `KernelRules` asks first), not just one whose `co_filename` names their file."""
+    return id(f.__code__) in _stdlib_codes()
+
+
+@functools.cache
+def _stdlib_codes() -> frozenset[int]:
+    """The ids of every code object the trusted modules' functions and classes hold, nested ones included (they
+    stay alive with their modules, so an id is never reused)."""
+    found: set[int] = set()
+
+    def add(code: Any) -> None:
+        if id(code) not in found:
+            found.add(id(code))
+            for c in code.co_consts:
+                if hasattr(c, "co_consts"):
+                    add(c)
+
+    def add_function(fn: FunctionType, depth: int = 0) -> None:
+        add(fn.__code__)  # and what a decorator's wrapper closes over (typing's _tp_cache holds the original)
+        held = [c.cell_contents for c in fn.__closure__ or () if _cell_full(c)] + [getattr(fn, "__wrapped__", None)]
+        for h in held:
+            h = getattr(h, "__wrapped__", h)  # an lru_cache wrapper's function
+            if isinstance(h, FunctionType) and depth < 4 and id(h.__code__) not in found:
+                add_function(h, depth + 1)
+
+    for name in ("abc", "collections", "dataclasses", "enum", "functools", "types", "typing"):
+        module = sys.modules.get(name) or __import__(name)
+        for value in list(vars(module).values()):
+            for v in ([value] if not isinstance(value, type) else list(type.__dict__["__dict__"].__get__(value).values())):
+                for fn in _code_of(v) if isinstance(value, type) else [v]:
+                    if isinstance(fn, FunctionType):
+                        add_function(fn)
+    return frozenset(found)
 
 
 @functools.cache

@@ -79,9 +79,10 @@ class InterpretedKernels:
             counter = kernels.running
             if counter is None or _jit_function(self.value):  # a JIT function in a constexpr: a kernel call
                 return call(self, *args, **kwargs)
-            if _holds_block((args, kwargs), tl_tensor):  # red teams 26, 27: numpy on the blocks' data
-                counter.note_break(f"the constexpr function {getattr(self.value, '__qualname__', '?')} is handed a "
-                                   f"block value, which a GPU compile never hands it (the interpreter hands it data)")
+            handed = _handed_break((args, kwargs), tl_tensor)  # red teams 26-28: numpy on the blocks' data
+            if handed:
+                counter.note_break(f"the constexpr function {getattr(self.value, '__qualname__', '?')} is handed "
+                                   f"{handed}")
             with counter.host_code(mid_launch=True):  # a compile-time function: host code, run per program here
                 out = call(self, *args, **kwargs)
             kernels._judge_result(counter, self.value, out)
@@ -92,9 +93,10 @@ class InterpretedKernels:
             counter = kernels.running
             if counter is None:
                 return function_call(self, *args, **kwargs)
-            if _holds_block((args, kwargs), tl_tensor):
-                counter.note_break(f"the compile-time function {getattr(self.fn, '__qualname__', '?')} is handed a "
-                                   f"block value, which a GPU compile never hands it (the interpreter hands it data)")
+            handed = _handed_break((args, kwargs), tl_tensor)
+            if handed:
+                counter.note_break(f"the compile-time function {getattr(self.fn, '__qualname__', '?')} is handed "
+                                   f"{handed}")
             with counter.host_code(mid_launch=True):
                 out = function_call(self, *args, **kwargs)
             kernels._judge_result(counter, self.fn, out)
@@ -172,6 +174,19 @@ def _jit_function(value: Any) -> bool:
     from triton.runtime.jit import JITFunction
 
     return type(value) in (JITFunction, InterpretedFunction)
+
+
+def _handed_break(given: tuple[tuple, dict], block: type) -> str | None:
+    """Why a compile-time function may not be handed these arguments (None where it may): a GPU compile hands it
+    constants only (numbers, strings, dtypes, constexprs, tuples of them); a block, or a generator or lambda
+    that yields one, is the interpreter's data on the host (red team 28)."""
+    from kernelgenbench.sandbox.kernel_rules import baked_value_break
+
+    if _holds_block(given, block):
+        return "a block value, which a GPU compile never hands it (the interpreter hands it data)"
+    args, kwargs = given
+    why = next((w for w in map(baked_value_break, (*args, *kwargs.values())) if w), None)
+    return f"{why}" if why else None
 
 
 def _holds_block(tree: Any, block: type, depth: int = 0) -> bool:

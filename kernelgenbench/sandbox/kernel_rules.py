@@ -30,7 +30,7 @@ from types import (
 )
 from typing import Any
 
-from kernelgenbench.sandbox.class_code import implicit_code_free, own_code_free, triton_root
+from kernelgenbench.sandbox.class_code import implicit_code_free, own_code_free, stdlib_code, triton_root
 from kernelgenbench.sandbox.class_code import trusted_files as _stdlib
 from kernelgenbench.sandbox.scalars import number_values
 from kernelgenbench.sandbox.triton_code import TritonCode
@@ -72,6 +72,7 @@ class KernelRules:
 
     def __init__(self, triton: TritonCode | None = None) -> None:
         self.triton = triton or TritonCode()  # triton's own code, as loaded now (before the candidate)
+        stdlib_code(self.__init__.__func__)  # the standard library's code objects, walked now too (before it)
         self._bodies: dict[CodeType, _Body] = {}
         self._last: dict[tuple[Any, ...], int] = {}
         # per function judged at the last check: what each name it reads held then (by identity)
@@ -403,6 +404,8 @@ def _references(fn: FunctionType, body: _Body) -> Iterator[tuple[str, Any, int, 
         for attr in attrs:
             if _jit(value):  # an attribute of a JIT function (`helper.fn`): judged as a name is
                 via = ""
+            elif _is_constexpr(value) or _scalar(value):  # `C.value`, `C.value.method`: each step judged
+                via = _ON_CONSTANT
             elif _followed(value):
                 via = str(getattr(value, "__module__", "") if isinstance(value, type) else getattr(value, "__name__", ""))
             else:
@@ -428,9 +431,21 @@ def _builtin(fn: FunctionType, name: str) -> Any:
     return held.get(name, _Absent) if type(held) is dict else getattr(builtins, name, _Absent)
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+_ON_CONSTANT = "<constant>"  # `via` for an attribute read off a constexpr or a scalar
+
+
+def _scalar(value: Any) -> bool:
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, _PLAIN if numpy is None else (*_PLAIN, numpy.number, numpy.bool_))
+
+
 def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> str | None:
     """Why a GPU compile refuses (or mis-bakes) what the body reads as `ref` (read from module `via`, "" for a
     name); None where it is allowed."""
+    if via == _ON_CONSTANT:  # red team 28: `_ONE.value.fold(acc, a, b)`, a method of a scalar subclass
+        return None if (_plain(value) or _is_constexpr(value)) else (
+            f"a {type(value).__name__} read off a constant, which a GPU compile cannot call or bake in")
     if not via and ref in _BUILTINS and value is _BUILTINS[ref]:
         return None
     if value is _Absent:
@@ -530,7 +545,8 @@ def _triton_class(cls: type, tc: TritonCode) -> bool:
         for v in list(type.__dict__["__dict__"].__get__(c).values()):
             fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
             fns = [f for f in (fn.fget, fn.fset, fn.fdel) if f is not None] if isinstance(fn, property) else [fn]
-            if any(isinstance(f, FunctionType) and not tc.function(f) and f.__code__.co_filename not in _stdlib()
+            if any(isinstance(f, FunctionType) and not tc.function(f)
+                   and (f.__code__.co_filename not in _stdlib() or not stdlib_code(f))
                    for f in fns):
                 return False
     return True
@@ -643,6 +659,8 @@ def _plain(value: Any, depth: int = 0) -> bool:
     if type(value) is torch.dtype:
         return True
     if isinstance(value, scalar):  # a subclass whose `__mul__` is the candidate's would run it on blocks
+        if numpy is not None and isinstance(value, (numpy.number, numpy.bool_)):
+            return not type(value).__flags__ & _HEAP_TYPE  # numpy's own scalar types, never a subclass (rt 28)
         return type(value) in _PLAIN or implicit_code_free(type(value))
     if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
         return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
