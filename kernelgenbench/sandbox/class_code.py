@@ -181,7 +181,8 @@ def _stdlib_codes() -> frozenset[int]:
         module = sys.modules.get(name) or __import__(name)
         for value in list(vars(module).values()):
             for v in ([value] if not isinstance(value, type) else list(type.__dict__["__dict__"].__get__(value).values())):
-                for fn in _code_of(v) if isinstance(value, type) else [v]:
+                # a method, and what a descriptor holds (enum.property's fget, a classmethod's function)
+                for fn in (v, *(getattr(v, a, None) for a in ("__func__", "fget", "fset", "fdel", "func"))):
                     if isinstance(fn, FunctionType):
                         add_function(fn)
     return frozenset(found)

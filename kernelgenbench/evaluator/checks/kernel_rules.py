@@ -30,11 +30,11 @@ CHECK = Check(
     prompt=("a kernel body that names what a GPU compile refuses (a global that is not constexpr, a plain Python "
             "function, a block's `.handle`), even where Triton's interpreter runs it"),
     corpus=("rt15_comparison_class_payload", "rt15_interp_builder_payload", "rt15_block_dict_handle", "rt15_builtins_max_swap", "rt15_forged_tl_member", "rt15_triton_globals_kernel",
-            "rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt8_set_storage_in_launch", "rt9_builtin_marker",
+            "rt8_kernel_global_answer", "rt8_kernel_numpy_handle", "rt9_builtin_marker",
             "rt9_fn_swap", "rt9_getattr_param_name", "rt9_grid_toctou", "rt9_jit_as_argument",
             "rt9_namedtuple_classattr",
             "rt10_constexpr_fn_toctou", "rt10_default_jit_helper", "rt10_linecache_swap", "rt10_default_param_callback", "rt10_getattr_handle_local", "rt10_jit_fn_attr_call",
-            "rt11_builtins_vars_kernel", "rt11_constexpr_dunder_inlaunch", "rt11_getattr_loop_handle",
+            "rt11_builtins_vars_kernel", "rt11_getattr_loop_handle",
             "rt11_param_object_method", "rt9_constexpr_dict_keys", "rt10_constexpr_deque_global",
             "rt12_numpy_module_spoof_sum", "rt12_descriptor_name_softmax", "rt13_class_object_carriers",
             "rt14_memo_partial_setstate_mm", "rt14_namedtuple_type_int_payload", "rt14_namedtuple_type_int_method_mm", "rt14_partial_args_reduce_mm", "rt14_singledispatch_registry_mm", "rt14_tuple_subclass_method_mm"),

@@ -26,5 +26,5 @@ def judge(task: Task, report: CallReport) -> str | None:
 CHECK = Check(
     name="launch_ops", status=Status.TORCH_FALLBACK, collector="dispatch", judge=judge,
     prompt=TORCH_FALLBACK.prompt,  # torch compute hidden inside a launch is still torch compute
-    corpus=("compute_in_launch",),
+    corpus=("compute_in_launch", "rt8_set_storage_in_launch", "rt11_constexpr_dunder_inlaunch"),
 )
