@@ -86,7 +86,7 @@ class InterpreterHooks:
         self._tools = _tools()
         self._reported = 0  # record_function switch-offs already named
         self._std = _std_slots()
-        self._std_own = tuple(getattr(owner, name) for owner, name in self._std)  # the worker's values
+        self._std_own = self._held_std()  # the worker's values
         self._std_candidate = self._std_own  # the candidate's, put back whenever its code runs
         self._streams = (sys.stdout, sys.stderr)  # the worker's (its log file behind them)
         self._catch, self._ignore = warnings.catch_warnings, warnings.simplefilter
@@ -125,8 +125,7 @@ class InterpreterHooks:
     def open(self) -> None:
         """The candidate's code runs now: the collector may run (its `__del__`s then run under the recorders), and
         the documented hooks it set are its own again."""
-        for (owner, name), value in zip(self._std, self._std_candidate, strict=True):
-            setattr(owner, name, value)
+        self._put_std(self._std_candidate)
         gc.enable()
 
     @contextlib.contextmanager
@@ -141,10 +140,9 @@ class InterpreterHooks:
         trace = (sys.gettrace(), sys.getprofile())
         if any(a is not b for a, b in zip(trace, self._trace[:2], strict=True)) or _tools() != self._tools:
             self._window_marks.append("a trace, profile or monitoring function was active during a Triton launch")
-        held = tuple(getattr(owner, name) for owner, name in self._std)
+        held = self._held_std()
         streams = (sys.stdout, sys.stderr)
-        for (owner, name), value in zip(self._std, self._std_own, strict=True):
-            setattr(owner, name, value)
+        self._put_std(self._std_own)
         sys.settrace(self._trace[0])
         sys.setprofile(self._trace[1])
         sys.stdout, sys.stderr = self._streams
@@ -154,17 +152,15 @@ class InterpreterHooks:
                 yield
         finally:
             sys.stdout, sys.stderr = streams
-            for (owner, name), value in zip(self._std, held, strict=True):
-                setattr(owner, name, value)
+            self._put_std(held)
             sys.settrace(trace[0])
             sys.setprofile(trace[1])
 
     def close(self) -> list[str]:
         """Stop the collector, put every hook slot back as it was, and name what the candidate had changed."""
         gc.disable()
-        self._std_candidate = tuple(getattr(owner, name) for owner, name in self._std)
-        for (owner, name), value in zip(self._std, self._std_own, strict=True):
-            setattr(owner, name, value)
+        self._std_candidate = self._held_std()
+        self._put_std(self._std_own)
         marks = self._signals() + self._callbacks() + self._tracers() + self._window_marks[:1]
         self._window_marks.clear()
         record = self.record_refused - self._reported
@@ -172,6 +168,13 @@ class InterpreterHooks:
             marks.append(f"the candidate tried to switch record_function off ({record} time(s)): refused")
         self._reported = self.record_refused
         return marks
+
+    def _held_std(self) -> tuple[Any, ...]:
+        return tuple(getattr(owner, name) for owner, name in self._std)
+
+    def _put_std(self, values: tuple[Any, ...]) -> None:
+        for (owner, name), value in zip(self._std, values, strict=True):
+            setattr(owner, name, value)
 
     def _signals(self) -> list[str]:
         marks = []
