@@ -654,11 +654,10 @@ def _plain(value: Any, depth: int = 0) -> bool:
     carry none of the candidate's code (a namedtuple's methods would run in an interpreted kernel)."""
     import torch
 
-    numpy = sys.modules.get("numpy")
-    scalar = _PLAIN if numpy is None else (*_PLAIN, numpy.number, numpy.bool_)
     if type(value) is torch.dtype:
         return True
-    if isinstance(value, scalar):  # a subclass whose `__mul__` is the candidate's would run it on blocks
+    if _scalar(value):  # a subclass whose `__mul__` is the candidate's would run it on blocks
+        numpy = sys.modules.get("numpy")
         if numpy is not None and isinstance(value, (numpy.number, numpy.bool_)):
             return not type(value).__flags__ & _HEAP_TYPE  # numpy's own scalar types, never a subclass (rt 28)
         return type(value) in _PLAIN or implicit_code_free(type(value))
