@@ -45,17 +45,21 @@ def implicit_code_free(cls: type) -> bool:
     """Whether the methods Python calls implicitly on an instance (its dunders: `__mul__`, `__index__`, `__eq__`)
     are all free of the candidate's code: a scalar subclass whose named methods (an enum's `parse`) run only
     where code names them, and a kernel's names are judged one by one (sandbox/kernel_rules.py)."""
-    for c in type.__dict__["__mro__"].__get__(cls):
-        if not c.__flags__ & _HEAP_TYPE:
-            continue
-        state = type.__dict__["__dict__"].__get__(c)
-        generated = "_fields" in state or "__dataclass_fields__" in state
+    for state, generated in _heap_states(cls):
         for name, v in state.items():
             if not (isinstance(name, str) and name.startswith("__") and name.endswith("__")):
                 continue
             if isinstance(v, type) or not all(_trusted_code(f, "", generated, 0) for f in _code_of(v)):
                 return False
     return True
+
+
+def _heap_states(cls: type) -> list[tuple[dict[str, Any], bool]]:
+    """The namespaces of `cls` and its bases made by class statements (read with type's accessors, not the class's),
+    each with whether its methods were generated (a namedtuple's and a dataclass's are made from "<string>")."""
+    states = [type.__dict__["__dict__"].__get__(c) for c in type.__dict__["__mro__"].__get__(cls)
+              if c.__flags__ & _HEAP_TYPE]
+    return [(state, "_fields" in state or "__dataclass_fields__" in state) for state in states]
 
 
 def _kept(cls: type) -> bool:
@@ -79,16 +83,11 @@ _FREE: dict[tuple[int, str], tuple[type, tuple, bool]] = {}
 
 def _stamp(cls: type) -> tuple:
     """What the class and its bases hold, by identity."""
-    return tuple(tuple(map(id, type.__dict__["__dict__"].__get__(c).values()))
-                 for c in type.__dict__["__mro__"].__get__(cls) if c.__flags__ & _HEAP_TYPE)
+    return tuple(tuple(map(id, state.values())) for state, _ in _heap_states(cls))
 
 
 def _judge(cls: type, root: str, depth: int) -> bool:
-    for c in type.__dict__["__mro__"].__get__(cls):
-        if not c.__flags__ & _HEAP_TYPE:
-            continue
-        state = type.__dict__["__dict__"].__get__(c)
-        generated = "_fields" in state or "__dataclass_fields__" in state  # their methods are made from "<string>"
+    for state, generated in _heap_states(cls):
         for v in state.values():
             if isinstance(v, type) and v not in type.__dict__["__mro__"].__get__(cls):
                 if not own_code_free(v, root, depth + 1):  # a class as an attribute: called, it runs its code
@@ -161,6 +160,7 @@ def _stdlib_codes() -> frozenset[int]:
     """The ids of every code object the trusted modules' functions and classes hold, nested ones included (they
     stay alive with their modules, so an id is never reused)."""
     found: set[int] = set()
+    seen: set[int] = set()  # by object: wrappers share one code object (typing's _tp_cache), each holds its own
 
     def add(code: Any) -> None:
         if id(code) not in found:
@@ -169,22 +169,25 @@ def _stdlib_codes() -> frozenset[int]:
                 if hasattr(c, "co_consts"):
                     add(c)
 
-    def add_function(fn: FunctionType, depth: int = 0) -> None:
-        add(fn.__code__)  # and what a decorator's wrapper closes over (typing's _tp_cache holds the original)
-        held = [c.cell_contents for c in fn.__closure__ or () if _cell_full(c)] + [getattr(fn, "__wrapped__", None)]
-        for h in held:
-            h = getattr(h, "__wrapped__", h)  # an lru_cache wrapper's function
-            if isinstance(h, FunctionType) and depth < 4 and id(h.__code__) not in found:
-                add_function(h, depth + 1)
+    def visit(f: Any, depth: int) -> None:
+        # a function, and the code it holds: what a decorator's wrapper closes over (typing's _tp_cache holds the
+        # original), an lru_cache wrapper's __wrapped__, a descriptor's accessors (enum.property's fget)
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        if isinstance(f, FunctionType):
+            add(f.__code__)
+        if depth < 4:
+            for h in _held_code(f):
+                visit(h, depth + 1)
 
     for name in ("abc", "collections", "dataclasses", "enum", "functools", "types", "typing"):
         module = sys.modules.get(name) or __import__(name)
         for value in list(vars(module).values()):
-            for v in ([value] if not isinstance(value, type) else list(type.__dict__["__dict__"].__get__(value).values())):
-                # a method, and what a descriptor holds (enum.property's fget, a classmethod's function)
-                for fn in (v, *(getattr(v, a, None) for a in ("__func__", "fget", "fset", "fdel", "func"))):
-                    if isinstance(fn, FunctionType):
-                        add_function(fn)
+            held = list(type.__dict__["__dict__"].__get__(value).values()) if isinstance(value, type) else [value]
+            for v in held:
+                for f in _code_of(v):
+                    visit(f, 0)
     return frozenset(found)
 
 
