@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from types import BuiltinFunctionType, FunctionType, MethodDescriptorType, WrapperDescriptorType
+from types import BuiltinFunctionType, CodeType, FunctionType, MethodDescriptorType, WrapperDescriptorType
 from typing import Any
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (C types are not)
@@ -59,7 +59,58 @@ def _heap_states(cls: type) -> list[tuple[dict[str, Any], bool]]:
     each with whether its methods were generated (a namedtuple's and a dataclass's are made from "<string>")."""
     states = [type.__dict__["__dict__"].__get__(c) for c in type.__dict__["__mro__"].__get__(cls)
               if c.__flags__ & _HEAP_TYPE]
-    return [(state, "_fields" in state or "__dataclass_fields__" in state) for state in states]
+    return [(state, _names(state.get("_fields")) or _names(state.get("__dataclass_fields__"))) for state in states]
+
+
+def _names(fields: Any) -> bool:
+    """A namedtuple's `_fields` or a dataclass's `__dataclass_fields__` naming identifiers only (the generator puts
+    the names into the text it compiles: `__annotations__` set by hand could put code there)."""
+    names = fields if type(fields) is tuple else tuple(dict.keys(fields)) if type(fields) is dict else None
+    return bool(names) and all(type(n) is str and n.isidentifier() for n in names)
+
+
+# Code the standard library generated from text (a dataclass's __init__, a namedtuple's __new__), by id, each kept
+# alive so that an id is never reused: what existed when the watch started (before the candidate is imported) and
+# what dataclasses' and namedtuple's own code ran through exec since (the worker's audit hook, sandbox/hooks.py).
+# A filename of "<string>" alone proves nothing: `code.replace(co_filename="<string>")` makes one.
+_GENERATED: dict[int, Any] = {}
+
+
+def watch_generated() -> None:
+    """Count as generated the "<string>" code of every function alive now (before the candidate is imported)."""
+    import gc
+
+    for f in gc.get_objects():
+        if type(f) is FunctionType and f.__code__.co_filename == "<string>":
+            _note(f.__code__)
+
+
+def note_exec(code: Any, caller: Any) -> None:
+    """An exec (or eval) of `code` from the frame running `caller`: generated where dataclasses' or collections'
+    own code ran it (by code identity, not by file name)."""
+    if type(code) is CodeType and type(caller) is CodeType and caller.co_filename in _generators() \
+            and id(caller) in _stdlib_codes():
+        _note(code)
+
+
+def generated_code(code: Any) -> bool:
+    """`code` is one the standard library generated (see `_GENERATED`)."""
+    return _GENERATED.get(id(code)) is code
+
+
+def _note(code: CodeType) -> None:
+    _GENERATED[id(code)] = code
+    for c in code.co_consts:
+        if type(c) is CodeType:
+            _note(c)
+
+
+@functools.cache
+def _generators() -> frozenset[str]:
+    import collections
+    import dataclasses
+
+    return frozenset({collections.__file__, dataclasses.__file__})
 
 
 def _kept(cls: type) -> bool:
@@ -108,7 +159,8 @@ def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
         return True  # a C type's own method (object.__new__, int.__format__)
     if isinstance(f, FunctionType):
         where = f.__code__.co_filename
-        if where not in trusted_files() and not where.startswith(_SANDBOX) and not (generated and where == "<string>") \
+        made = generated and where == "<string>" and generated_code(f.__code__)
+        if where not in trusted_files() and not where.startswith(_SANDBOX) and not made \
                 and not (root and where.startswith(root)):
             return False
         if where in trusted_files() and not stdlib_code(f):

@@ -39,6 +39,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from kernelgenbench.sandbox.class_code import note_exec
+
 _TIMERS = tuple(getattr(signal, n) for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, n))
 _SYS_HOOKS = ("excepthook", "unraisablehook")
 # (module, owner attribute or "", name): the documented hooks, swapped at the call's edges, never marked.
@@ -118,7 +120,9 @@ class InterpreterHooks:
                 module._enable_record_function = _enable_record_function
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "sys.addaudithook":
+        if event == "exec" and args:  # the text dataclasses and namedtuple compile (sandbox/class_code.py)
+            note_exec(args[0], sys._getframe(1).f_code)
+        elif event == "sys.addaudithook":
             self.audit_refused += 1
             raise RuntimeError("audit hooks are refused in the evaluator's worker")
 

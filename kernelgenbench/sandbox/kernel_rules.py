@@ -30,7 +30,13 @@ from types import (
 )
 from typing import Any
 
-from kernelgenbench.sandbox.class_code import implicit_code_free, own_code_free, stdlib_code, triton_root
+from kernelgenbench.sandbox.class_code import (
+    implicit_code_free,
+    own_code_free,
+    stdlib_code,
+    triton_root,
+    watch_generated,
+)
 from kernelgenbench.sandbox.class_code import trusted_files as _stdlib
 from kernelgenbench.sandbox.scalars import number_values
 from kernelgenbench.sandbox.triton_code import TritonCode
@@ -73,6 +79,7 @@ class KernelRules:
     def __init__(self, triton: TritonCode | None = None) -> None:
         self.triton = triton or TritonCode()  # triton's own code, as loaded now (before the candidate)
         stdlib_code(self.__init__.__func__)  # the standard library's code objects, walked now too (before it)
+        watch_generated()  # and the code it generated for the classes loaded so far
         self._bodies: dict[CodeType, _Body] = {}
         self._last: dict[tuple[Any, ...], int] = {}
         # per function judged at the last check: what each name it reads held then (by identity)

@@ -37,5 +37,6 @@ CHECK = Check(
             "rt11_builtins_vars_kernel", "rt11_getattr_loop_handle",
             "rt11_param_object_method", "rt9_constexpr_dict_keys", "rt10_constexpr_deque_global",
             "rt12_numpy_module_spoof_sum", "rt12_descriptor_name_softmax", "rt13_class_object_carriers",
-            "rt14_memo_partial_setstate_mm", "rt14_namedtuple_type_int_payload", "rt14_namedtuple_type_int_method_mm", "rt14_partial_args_reduce_mm", "rt14_singledispatch_registry_mm", "rt14_tuple_subclass_method_mm"),
+            "rt14_memo_partial_setstate_mm", "rt14_namedtuple_type_int_payload", "rt14_namedtuple_type_int_method_mm", "rt14_partial_args_reduce_mm", "rt14_singledispatch_registry_mm", "rt14_tuple_subclass_method_mm",
+            "forged_generated_code_mm"),
 )
