@@ -187,6 +187,13 @@ def _passes_value(parent: ast.AST | None, child: ast.AST) -> bool:
     return isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.IfExp) and child is not parent.test)
 
 
+def _namespace(node: ast.AST) -> bool:
+    """`X.__dict__` or `vars(X)`: a namespace read by key."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__"
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
+
+
 def _const_str(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -359,9 +366,9 @@ class _Source:
         if isinstance(node, ast.Attribute) and node.attr == "__getattribute__":
             return self.at(node, f".__getattribute__ with a computed name: {why}")
         key = _const_str(node.slice) if isinstance(node, ast.Subscript) else None
-        if key and key in (*self.fb.methods, *self.fb.attributes, *_EXTRACTORS) and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "__dict__":
-            return self.at(node, f"__dict__[{key!r}]: {why}")
+        if key and key in (*self.fb.methods, *self.fb.attributes, *_EXTRACTORS) and _namespace(node.value):
+            # `type(f).__dict__["__code__"]`, `vars(type(f))["__globals__"].__get__(f)` (red team 29)
+            return self.at(node, f"{ast.unparse(node.value)[:40]}[{key!r}]: {why}")
         return None
 
     def _guarded(self, node: ast.AST) -> bool:

@@ -39,7 +39,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from kernelgenbench.sandbox.class_code import note_exec
+from kernelgenbench.sandbox.stdlib_code import note_exec
 
 _TIMERS = tuple(getattr(signal, n) for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, n))
 _SYS_HOOKS = ("excepthook", "unraisablehook")
@@ -120,8 +120,8 @@ class InterpreterHooks:
                 module._enable_record_function = _enable_record_function
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "exec" and args:  # the text dataclasses and namedtuple compile (sandbox/class_code.py)
-            note_exec(args[0], sys._getframe(1).f_code)
+        if event == "exec" and args:  # the text dataclasses and namedtuple compile (sandbox/stdlib_code.py)
+            note_exec(args[0], sys._getframe(1))
         elif event == "sys.addaudithook":
             self.audit_refused += 1
             raise RuntimeError("audit hooks are refused in the evaluator's worker")

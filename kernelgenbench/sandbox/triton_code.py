@@ -21,9 +21,17 @@ import sys
 from types import CodeType, FunctionType
 from typing import Any
 
+from kernelgenbench.sandbox.held_code import cell_full
+
 # Imported before the set is taken: modules triton loads lazily that kernels and the interpreter use.
 _EAGER = ("triton.language", "triton.language.extra", "triton.language.math", "triton.runtime.interpreter",
           "triton.tools.tensor_descriptor", "triton.language.extra.cuda", "triton.language.extra.libdevice")
+
+
+@functools.cache
+def default_triton() -> TritonCode:
+    """triton's code as loaded at the first call (the worker makes that call before the candidate's import)."""
+    return TritonCode()
 
 
 class TritonCode:
@@ -76,7 +84,9 @@ def _codes_of(value: Any, depth: int = 0) -> list[CodeType]:
     if isinstance(value, FunctionType):
         out = [value.__code__]
         inner = value.__dict__.get("__wrapped__")
-        return out + (_codes_of(inner, depth + 1) if inner is not None else [])
+        # and the functions it closes over: the worker's patch of a triton method holds triton's original
+        cells = [c.cell_contents for c in value.__closure__ or () if cell_full(c)]
+        return out + [c for f in (inner, *cells) if isinstance(f, FunctionType) for c in _codes_of(f, depth + 1)]
     if isinstance(value, (staticmethod, classmethod)):
         return _codes_of(value.__func__, depth + 1)
     if isinstance(value, property):

@@ -38,5 +38,6 @@ CHECK = Check(
             "rt11_param_object_method", "rt9_constexpr_dict_keys", "rt10_constexpr_deque_global",
             "rt12_numpy_module_spoof_sum", "rt12_descriptor_name_softmax", "rt13_class_object_carriers",
             "rt14_memo_partial_setstate_mm", "rt14_namedtuple_type_int_payload", "rt14_namedtuple_type_int_method_mm", "rt14_partial_args_reduce_mm", "rt14_singledispatch_registry_mm", "rt14_tuple_subclass_method_mm",
-            "forged_generated_code_mm"),
+            "forged_generated_code_mm", "rt29_nt_globals_mm", "rt29_stdlib_globals_softmax",
+            "rt29_staticmethod_class_mul", "rt29_createfn_nt_add", "rt29_staticclass_nt_add"),
 )
