@@ -59,6 +59,17 @@ _UNWRITTEN = ("aten::empty", "aten::new_empty", "aten::_empty")
 _GROWS = frozenset({"aten::resize_", "aten::resize_as_"})
 _OPDEFS = _custom_ops.OPDEFS  # qualified name -> CustomOpDef, weakly (torch.library.custom_op; bound at import)
 _S_NBYTES_OF, _S_DEVICE_OF = torch._C.StorageBase.nbytes, torch._C.StorageBase.__dict__["device"].__get__
+_HAS_KERNEL = torch._C._dispatch_has_kernel_for_dispatch_key
+_DECOMPOSE = torch._ops.OpOverload.decompose  # bound at import, as every torch function the recorder calls
+
+
+@functools.cache
+def _composite(name: str) -> bool:
+    """An op torch implements from others (CompositeImplicitAutograd: broadcast_tensors, atleast_2d, reshape)."""
+    try:
+        return bool(_HAS_KERNEL(name, "CompositeImplicitAutograd"))
+    except RuntimeError:
+        return False
 
 
 def _no_note(name: str, in_launch: int, n: int = 0, kept: Any = None) -> None:
@@ -220,6 +231,14 @@ class DispatchRecorder(TorchDispatchMode):
             # torch's FunctionalTensorMode decomposes a triton_op).
             with self:
                 return impl(*args, **(kwargs or {}))
+        if name.startswith("aten::") and _composite(name):
+            # Autograd breaks such an op into its parts before any mode sees it; below autograd (a custom op's
+            # function run above, torch.inference_mode) it arrives whole, and its name would read as compute. Its
+            # parts are recorded instead, as autograd would have dispatched them (as torch's own modes decompose).
+            with self:
+                out = _DECOMPOSE(func, *args, **(kwargs or {}))
+            if out is not NotImplemented:
+                return out
         if not name.startswith("aten::") and not _holds_tensor((args, kwargs)):
             out = func(*args, **(kwargs or {}))
             if not _holds_tensor(out):
