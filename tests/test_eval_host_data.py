@@ -82,6 +82,37 @@ def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -
     assert _leaves_changed(rounds, ("s",), (made(5.5),), compiled=True)[1] == 1  # a compile every call
 
 
+def test_a_round_is_compared_with_the_last_one_that_entered_its_launches_the_same_way() -> None:
+    """FlagGems' LibEntry sends a key's first call through Triton's JIT entry (no compile: Triton's cache holds the
+    kernel already) and the next ones to the compiled kernel's launcher directly: those two log different
+    arguments and are not compared; the next call on the direct path is compared with the last direct one."""
+    from kernelgenbench.sandbox.worker import _leaves_changed
+
+    def made(value: float):
+        rec, _, _ = sealed_recorder()
+        with rec:
+            torch.tensor([7.0, value])
+        return rec.scalars
+
+    rounds: dict = {}
+    assert _leaves_changed(rounds, ("s",), (made(1.5),), path=("jit",)) == (0, 0, 0)
+    assert _leaves_changed(rounds, ("s",), (made(2.5),), path=("direct",)) == (0, 0, 0)  # another path
+    assert _leaves_changed(rounds, ("s",), (made(3.5),), path=("direct",))[1] == 1  # the same path again
+    assert _leaves_changed(rounds, ("s",), (made(4.5),), path=("jit",))[1] == 1  # the JIT path's last call
+
+
+def test_launches_name_the_way_they_were_entered() -> None:
+    """Each launch's entry: the JIT entry, or a compiled kernel's launcher called directly (no Triton JIT run
+    around it), the outermost naming the path."""
+    from kernelgenbench.sandbox.launches import LaunchCounter
+
+    counter = LaunchCounter()
+    counter._on_launch(None)
+    with counter._entered("jit"), counter._entered("grid"):
+        counter._on_launch(None)
+    assert counter.paths == ["direct", "jit"]
+
+
 def test_a_tiny_outputs_round_counts_changed_view_offsets_but_not_which_storage() -> None:
     """Red team 17 handed a host value to a kernel as the storage offset of a view: offsets, sizes and strides
     count for a tiny output; which storage a tensor is (made now, older later) does not."""

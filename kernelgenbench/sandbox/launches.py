@@ -151,6 +151,11 @@ class LaunchCounter:
         self.recorder = recorder
         self.compile_s = 0.0
         self.ranges = 0
+        # how each launch was entered, in order: Triton's JIT entry ("jit"), a compiled kernel's `kernel[grid]`
+        # ("grid"), its launcher called directly ("direct": FlagGems' LibEntry after a key's first call), or the
+        # interpreter ("interpreted"). The paths log different arguments, so rounds are compared path for path.
+        self.paths: list[str] = []
+        self._entry = ""  # the entry a launch now under way came through
         # every scalar handed to the call's launches, by kernel and launch (sandbox/scalars.py): distinct floats,
         # and the rest compared by the worker with the same workload's previous round by position, as a kernel's
         # shape-made scalars do not change with the data
@@ -287,6 +292,7 @@ class LaunchCounter:
         data = getattr(metadata, "data", None)
         name = str(data.get("name", "kernel")) if isinstance(data, dict) else "kernel"
         self.launches[name] += 1
+        self.paths.append(self._entry or "direct")
         _LOADED.add(name)
 
     @contextlib.contextmanager
@@ -321,6 +327,14 @@ class LaunchCounter:
                 rec.paused -= 1
                 rec.launch_ends(values)
 
+    @contextlib.contextmanager
+    def _entered(self, entry: str) -> Iterator[None]:
+        was, self._entry = self._entry, self._entry or entry  # the outermost entry names the path
+        try:
+            yield
+        finally:
+            self._entry = was
+
     def _read_pointers(self, args: tuple, kwargs: dict[str, Any], *, interpreted: bool) -> Any:
         """Arguments Triton would read through the candidate's code (pointers that are no plain tensor, scalar
         subclasses), read now as the launch's host code (sandbox/launch_args.py); None when there are none."""
@@ -338,6 +352,7 @@ class LaunchCounter:
             name = str(getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel"))
             if count:  # interpreted: no launcher, so no launch hook; this is where it ends
                 counter.launches[name] += 1
+                counter.paths.append("interpreted")
             counter.scalars.start(f"{name}#{code_key(kernel)}")  # which kernel ran, by its code (one name, two kernels)
             counter.note_arguments(args, kwargs)
             counter.note_kernel(kernel, (*args, *kwargs.values()), interpreted=count)
@@ -348,7 +363,8 @@ class LaunchCounter:
                     kernel.pre_run_hooks = [counter._host_side(h) for h in hooks]
                 grid = counter._plain_grid(grid)
                 made = counter._read_pointers(args, kwargs, interpreted=count)
-                with counter._launching(args, kwargs, interpreted=count, made=made) as (args, kwargs):
+                with counter._launching(args, kwargs, interpreted=count, made=made) as (args, kwargs), \
+                        counter._entered("jit"):
                     return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 if isinstance(hooks, list) and hooks:
@@ -374,7 +390,7 @@ class LaunchCounter:
                 counter.scalars.start(str(getattr(kernel, "name", "kernel")))
                 counter.note_arguments(args, kwargs)
                 made = counter._read_pointers(args, kwargs, interpreted=False)
-                with counter._launching(args, kwargs, made=made) as (args, kwargs):
+                with counter._launching(args, kwargs, made=made) as (args, kwargs), counter._entered("grid"):
                     return runner(*args, **kwargs)
 
             return ranged_runner

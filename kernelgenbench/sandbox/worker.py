@@ -521,7 +521,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
             changed, values_changed, host_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
-                                                                    compiled=counter.compile_s > 0)
+                                                                    compiled=counter.compile_s > 0,
+                                                                    path=tuple(counter.paths))
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -542,7 +543,7 @@ def call_shape(args: dict[str, Any]) -> tuple:
 
 
 def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
-                    compiled: bool = False) -> tuple[int, int, int]:
+                    compiled: bool = False, path: tuple[str, ...] = ()) -> tuple[int, int, int]:
     """How many of the scalars this call handed its launches and ops (small ints, string chunks, bools, dtypes,
     tensor places) the last recorded call with the same shapes and scalars (`call_shape`: the workload's previous
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
@@ -553,7 +554,13 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     A call that compiled a kernel (`compiled`) is compared with none after it that did not: a library's first
     launch goes through Triton's JIT entry and later ones through its own cache of compiled kernels (FlagGems'
     LibEntry calls the compiled kernel's launcher: grid, stream, function handle, metadata), so the two log
-    different arguments by design. Calls that both compiled are compared, as are calls that both did not."""
+    different arguments by design. Calls that both compiled are compared, as are calls that both did not.
+
+    And a call is compared with the last one of the same shapes that entered its launches the same way (`path`,
+    sandbox/launches.py): a library's first call for a key of its own cache goes through Triton's JIT entry
+    even when Triton's cache already holds the kernel (no compile), and the next launches the compiled kernel
+    directly (FlagGems' LibEntry; 19 FlagGems false positives on an H100, session 27)."""
+    shape = (shape, path)
     before = rounds.get(shape)
     rounds[shape] = (found, compiled)
     if before is None or (before[1] and not compiled):
