@@ -82,23 +82,30 @@ def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -
     assert _leaves_changed(rounds, ("s",), (made(5.5),), compiled=True)[1] == 1  # a compile every call
 
 
-def test_a_round_is_compared_with_the_last_one_that_entered_its_launches_the_same_way() -> None:
+def test_rounds_that_entered_the_same_launches_another_way_compare_their_ops_only() -> None:
     """FlagGems' LibEntry sends a key's first call through Triton's JIT entry (no compile: Triton's cache holds the
-    kernel already) and the next ones to the compiled kernel's launcher directly: those two log different
-    arguments and are not compared; the next call on the direct path is compared with the last direct one."""
+    kernel already) and the next ones to the compiled kernel's launcher directly, which logs no arguments: such a
+    pair compares the ops' and host data's logs, not the launches'. A launch count that changes between rounds
+    is compared whole (red team 30 launched one more time each call to be compared with nothing)."""
+    from kernelgenbench.sandbox.scalars import ScalarLog
     from kernelgenbench.sandbox.worker import _leaves_changed
 
-    def made(value: float):
+    def logs(launch: int, op: float, launches: int = 1):
+        log = ScalarLog()
+        for _ in range(launches):
+            log.start("k#1")
+            log.add((launch,))
         rec, _, _ = sealed_recorder()
         with rec:
-            torch.tensor([7.0, value])
-        return rec.scalars
+            torch.tensor([7.0, op])
+        return log, rec.scalars
 
     rounds: dict = {}
-    assert _leaves_changed(rounds, ("s",), (made(1.5),), path=("jit",)) == (0, 0, 0)
-    assert _leaves_changed(rounds, ("s",), (made(2.5),), path=("direct",)) == (0, 0, 0)  # another path
-    assert _leaves_changed(rounds, ("s",), (made(3.5),), path=("direct",))[1] == 1  # the same path again
-    assert _leaves_changed(rounds, ("s",), (made(4.5),), path=("jit",))[1] == 1  # the JIT path's last call
+    assert _leaves_changed(rounds, ("s",), logs(3, 1.5), path=("jit",)) == (0, 0, 0)
+    assert _leaves_changed(rounds, ("s",), logs(4, 1.5), path=("direct",))[1] == 0  # launches' logs left out
+    assert _leaves_changed(rounds, ("s",), logs(4, 2.5), path=("jit",))[1] == 1  # the ops' log still counts
+    assert _leaves_changed(rounds, ("s",), logs(5, 2.5), path=("jit",))[1] == 1  # same path: launches compared
+    assert _leaves_changed(rounds, ("s",), logs(6, 2.5, launches=2), path=("jit", "jit"))[1] >= 1  # count changed
 
 
 def test_launches_name_the_way_they_were_entered() -> None:

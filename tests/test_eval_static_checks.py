@@ -173,6 +173,8 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
      f"c.py:2: u (from .tolist()) iterated: {HOST}"),  # the loop in a helper it is handed to
     ("def f(x):\n    return sum(x.tolist())\n", f"c.py:2: .tolist() reduced by sum: {HOST}"),
     ("def f(x):\n    for v in list(x.tolist()):\n        pass\n", f"c.py:2: .tolist() iterated: {HOST}"),
+    ("def f(x):\n    s = str(x.tolist())\n    for v in s:\n        pass\n",
+     f"c.py:3: s (from .tolist()) iterated: {HOST}"),  # the text holds the data (red team 30)
     ("def f(x):\n    a = x.tolist()\n    for i in range(len(a)):\n        a[i] *= 2\n",
      f"c.py:4: a (from .tolist()) used in a loop: {HOST}"),
     ("def f(x):\n    return [x[i].item() for i in range(x.numel())]\n", f"c.py:2: .item() in a loop: {HOST}"),

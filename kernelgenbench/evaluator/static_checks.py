@@ -33,7 +33,7 @@ _REPEATED = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.Di
              ast.Lambda)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
 _EXTRACTORS = ("tolist", "item")  # methods that turn tensor data into Python values
-_TRANSPARENT = ("tuple", "list")  # wrappers that keep a list a list
+_TRANSPARENT = ("tuple", "list", "str", "repr", "ascii", "format")  # wrappers whose result holds the data
 _FILLERS = ("append", "extend", "insert", "add", "update", "setdefault")  # a container method that stores a value
 
 

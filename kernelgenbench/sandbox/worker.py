@@ -556,19 +556,31 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     LibEntry calls the compiled kernel's launcher: grid, stream, function handle, metadata), so the two log
     different arguments by design. Calls that both compiled are compared, as are calls that both did not.
 
-    And a call is compared with the last one of the same shapes that entered its launches the same way (`path`,
-    sandbox/launches.py): a library's first call for a key of its own cache goes through Triton's JIT entry
-    even when Triton's cache already holds the kernel (no compile), and the next launches the compiled kernel
-    directly (FlagGems' LibEntry; 19 FlagGems false positives on an H100, session 27)."""
-    shape = (shape, path)
+    Where the two calls launched the same kernels the same number of times but entered some launches another
+    way (`path`, sandbox/launches.py: Triton's JIT entry, `kernel[grid]`, the compiled launcher called directly),
+    the launches' logs are left out and the ops' and host data's compared: a library's first call for a key of
+    its own cache goes through the JIT even where Triton's cache holds the kernel already (no compile), and the
+    next calls the launcher directly, which logs nothing (FlagGems' LibEntry: 19 false positives on an H100,
+    session 27). Any other difference in the launches (a count that changes: red team 30) is compared whole."""
     before = rounds.get(shape)
-    rounds[shape] = (found, compiled)
+    rounds[shape] = (found, compiled, path)
     if before is None or (before[1] and not compiled):
         return 0, 0, 0
     pairs = list(zip(found, before[0], strict=True))
+    if _entered_otherwise(path, before[2]):
+        pairs = pairs[1:]  # found[0] is the launches' log
     return (sum(now.changed(prev, _HOST_ONLY) for now, prev in pairs),
             sum(now.changed(prev, _PLACES) for now, prev in pairs),
             sum(now.changed(prev, only="host") for now, prev in pairs))
+
+
+_ENTRIES = frozenset({"jit", "grid", "direct"})  # the ways into a compiled launch (sandbox/launches.py)
+
+
+def _entered_otherwise(path: tuple[str, ...], before: tuple[str, ...]) -> bool:
+    """The same launches, some entered another way (a compiled kernel's JIT entry, then its launcher)."""
+    return path != before and len(path) == len(before) and all(
+        a == b or (a in _ENTRIES and b in _ENTRIES) for a, b in zip(path, before, strict=True))
 
 
 # Which storage a tensor is (an input, one made in the call, an older one by address) is left out of the
