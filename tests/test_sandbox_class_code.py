@@ -92,3 +92,34 @@ def test_a_class_behind_a_staticmethod_is_judged_by_its_own_methods():
     assert not own_code_free(type("Ops", (tuple,), {"__add__": staticmethod(Product)}))
     assert own_code_free(type("Ops", (tuple,), {"__add__": staticmethod(collections.OrderedDict)}))
     assert not own_code_free(type("Ops", (tuple,), {"mul": functools.partial(Product)}))
+
+
+def test_a_scalar_subclass_is_judged_by_the_dunders_a_held_instance_runs():
+    import enum
+
+    from kernelgenbench.sandbox.class_code import implicit_code_free
+
+    class Labelled(enum.IntEnum):  # the documented `__new__(cls, value, label)` idiom: runs only making members
+        SOFTMAX = (0, "softmax")
+
+        def __new__(cls, value, label):
+            obj = int.__new__(cls, value)
+            obj._value_ = value
+            obj.label = label
+            return obj
+
+    class Scaled(enum.IntEnum):
+        ONE = 1
+
+        def __mul__(self, other):  # runs on whatever a kernel multiplies it with
+            return other
+
+    class Printed(enum.IntEnum):
+        ONE = 1
+
+        def __str__(self):  # a kernel's print of the constant runs it mid-launch
+            return "one"
+
+    assert implicit_code_free(Labelled)
+    assert not implicit_code_free(Scaled)
+    assert not implicit_code_free(Printed)

@@ -50,11 +50,21 @@ def implicit_code_free(cls: type) -> bool:
     where code names them, and a kernel's names are judged one by one (sandbox/kernel_rules.py)."""
     for state, generated in _heap_states(cls):
         for name, v in state.items():
-            if not (isinstance(name, str) and name.startswith("__") and name.endswith("__")):
+            if not (isinstance(name, str) and name.startswith("__") and name.endswith("__")) or name in _MADE_ONLY:
                 continue
             if isinstance(v, type) or not all(_trusted_code(f, "", generated, 0) for f in code_of(v)):
                 return False
     return True
+
+
+# Dunders Python runs only where an instance or a class is made, copied or pickled, never on an instance a kernel
+# already holds (an enum's `__new__(cls, value, label)` idiom, false-positive hunt 11): making one in a kernel
+# means naming the class, which the kernel rules judge with all its methods (an enum keeps its class's `__new__`
+# as `__new_member__`). `__str__`, `__repr__` and
+# `__format__` stay judged: a kernel's `print` of a constant runs them mid-launch.
+_MADE_ONLY = frozenset({"__new__", "__init__", "__init_subclass__", "__class_getitem__", "__set_name__", "__reduce__",
+                        "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__copy__", "__deepcopy__",
+                        "__getstate__", "__setstate__", "__subclasshook__", "__post_init__", "__new_member__"})
 
 
 def _heap_states(cls: type) -> list[tuple[dict[str, Any], bool]]:
