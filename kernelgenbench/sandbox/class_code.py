@@ -1,11 +1,12 @@
-"""Where a class's code was written: whether using an instance can run any of the candidate's code.
+"""Whose code a class runs: whether using an instance can run any of the candidate's code.
 
 A value is judged by its class's code, not by what the class says it is: a class can name itself
 `TensorDescriptor`, claim `__module__ = "numpy"`, or subclass `int` and add a method the interpreter would run
 inside a kernel. A class is free of the candidate's code when every method it and its bases define (properties'
-accessors included) was written in the standard library's enum, collections, dataclasses, typing, types,
-functools or abc modules (an enum member, a namedtuple, a dataclass, a generic) or, where asked, under one
-package's folder (triton's), or is a C type's own.
+accessors included), every class and callable they hold, and what those hold in turn, is a C type's own, the
+standard library's (an enum member, a namedtuple, a dataclass, a generic: sandbox/stdlib_code.py, by the
+identity of code and globals), code the standard library generated for it, the worker's own, or, where asked,
+triton's (sandbox/triton_code.py, by identity too). A file name proves nothing: it is a string.
 """
 
 from __future__ import annotations
@@ -58,10 +59,9 @@ def implicit_code_free(cls: type) -> bool:
 
 
 # Dunders Python runs only where an instance or a class is made, copied or pickled, never on an instance a kernel
-# already holds (an enum's `__new__(cls, value, label)` idiom, false-positive hunt 11): making one in a kernel
-# means naming the class, which the kernel rules judge with all its methods (an enum keeps its class's `__new__`
-# as `__new_member__`). `__str__`, `__repr__` and
-# `__format__` stay judged: a kernel's `print` of a constant runs them mid-launch.
+# already holds (an enum's `__new__(cls, value, label)` idiom, false-positive hunt 11; an enum keeps its class's
+# `__new__` as `__new_member__`): making one in a kernel means naming the class, which the kernel rules judge
+# with all its methods. `__str__`, `__repr__` and `__format__` stay judged: a kernel's `print` runs them.
 _MADE_ONLY = frozenset({"__new__", "__init__", "__init_subclass__", "__class_getitem__", "__set_name__", "__reduce__",
                         "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__copy__", "__deepcopy__",
                         "__getstate__", "__setstate__", "__subclasshook__", "__post_init__", "__new_member__"})
