@@ -123,3 +123,20 @@ def test_a_scalar_subclass_is_judged_by_the_dunders_a_held_instance_runs():
     assert implicit_code_free(Labelled)
     assert not implicit_code_free(Scaled)
     assert not implicit_code_free(Printed)
+
+
+def test_a_triton_jit_function_is_judged_by_its_python_function():
+    """A JIT function's state is triton's caches and the functions it called (met through tl.tensor's members when
+    the worker's patch of tl.constexpr.__call__ holds the class); what runs is its `fn`."""
+    import triton
+    import triton.language as tl
+
+    from kernelgenbench.sandbox.class_code import triton_root
+
+    assert own_code_free(tl.tensor, triton_root())
+
+    @triton.jit
+    def mine(x):
+        return x
+
+    assert not own_code_free(type("Holder", (tuple,), {"f": staticmethod(mine)}), triton_root())

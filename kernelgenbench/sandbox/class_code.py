@@ -130,6 +130,9 @@ def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
         return True  # a C type's own method (object.__new__, int.__format__)
     if issubclass(type(f), type):  # a class, called: its own methods run (red team 29: staticmethod(Class))
         return own_code_free(f, root, depth + 1) and own_code_free(type(f), root, depth + 1)
+    jit = _jit_function(f)
+    if jit is not None:  # what runs is its Python function; the rest of its state is triton's caches
+        return own_code_free(type(f), root, depth + 1) and _trusted_code(jit, root, generated, depth + 1)
     held = held_code(f)
     if type(f) is FunctionType:
         made = generated_globals(f) if generated else None
@@ -140,6 +143,19 @@ def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
     elif not own_code_free(type(f), root, depth + 1):
         return False
     return all(_trusted_code(x, root, generated, depth + 1) for x in held)
+
+
+def _jit_function(f: Any) -> FunctionType | None:
+    """The Python function of a JIT, interpreted or compile-time function of one of triton's own classes (a class
+    a triton module holds under its name), or None."""
+    if not _in_triton_module(type(f)):
+        return None
+    try:
+        state = object.__getattribute__(f, "__dict__")
+    except AttributeError:
+        return None
+    fn = dict.get(state, "fn") if type(state) is dict else None
+    return fn if type(fn) is FunctionType else None
 
 
 def _own_function(f: FunctionType, root: str) -> bool:
