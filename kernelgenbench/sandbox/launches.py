@@ -153,7 +153,7 @@ class LaunchCounter:
         self.ranges = 0
         # how each launch was entered, in order: Triton's JIT entry ("jit"), a compiled kernel's `kernel[grid]`
         # ("grid"), its launcher called directly ("direct": FlagGems' LibEntry after a key's first call), or the
-        # interpreter ("interpreted"). The paths log different arguments, so rounds are compared path for path.
+        # interpreter ("interpreted"). The paths log different arguments (the worker's _leaves_changed).
         self.paths: list[str] = []
         self._entry = ""  # the entry a launch now under way came through
         # every scalar handed to the call's launches, by kernel and launch (sandbox/scalars.py): distinct floats,
