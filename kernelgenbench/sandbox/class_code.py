@@ -19,7 +19,7 @@ from typing import Any
 
 from kernelgenbench.sandbox.held_code import code_of, held_code
 from kernelgenbench.sandbox.stdlib_code import generated_globals, stdlib_function
-from kernelgenbench.sandbox.triton_code import default_triton
+from kernelgenbench.sandbox.triton_code import default_triton, instance_fn
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (C types are not)
 _C_METHODS = (WrapperDescriptorType, MethodDescriptorType)
@@ -148,14 +148,7 @@ def _trusted_code(f: Any, root: str, generated: bool, depth: int) -> bool:
 def _jit_function(f: Any) -> FunctionType | None:
     """The Python function of a JIT, interpreted or compile-time function of one of triton's own classes (a class
     a triton module holds under its name), or None."""
-    if not _in_triton_module(type(f)):
-        return None
-    try:
-        state = object.__getattribute__(f, "__dict__")
-    except AttributeError:
-        return None
-    fn = dict.get(state, "fn") if type(state) is dict else None
-    return fn if type(fn) is FunctionType else None
+    return instance_fn(f) if _in_triton_module(type(f)) else None
 
 
 def _own_function(f: FunctionType, root: str) -> bool:

@@ -95,11 +95,11 @@ def _codes_of(value: Any, depth: int = 0) -> list[CodeType]:
         return _codes_of(value.func, depth + 1)
     if isinstance(value, type):
         return [c for v in list(type.__dict__["__dict__"].__get__(value).values()) for c in _codes_of(v, depth + 1)]
-    inner = _instance_fn(value)
+    inner = instance_fn(value)
     return _codes_of(inner, depth + 1) if inner is not None else []
 
 
-def _instance_fn(value: Any) -> Any:
+def instance_fn(value: Any) -> Any:
     """A JIT function's (or any triton callable object's) Python function, read from its instance dict."""
     try:
         state = object.__getattribute__(value, "__dict__")
