@@ -145,3 +145,33 @@ def test_workload_rows_name_the_kernels_that_ran(tmp_path):
     assert [r.status for r in results] == [Status.PASSED]
     workloads = [json.loads(line) for line in out.read_text().splitlines() if json.loads(line)["kind"] == "workload"]
     assert workloads and any(k["origin"] == "triton" for w in workloads for k in w["kernels"] or []), workloads
+
+
+def test_a_compiled_kernels_launcher_called_directly_has_its_arguments_logged():
+    """FlagGems' LibEntry calls a cached kernel's launcher itself after a key's first call: no JIT entry logs
+    that launch's scalars, the launcher's wrapper does (a host-made number handed that way is seen)."""
+    import triton
+    import triton.language as tl
+    from triton import knobs
+
+    from kernelgenbench.sandbox.launches import LaunchCounter
+
+    @triton.jit
+    def _fill(out_ptr, value, N: tl.constexpr):
+        tl.store(out_ptr + tl.arange(0, N), tl.full((N,), value, tl.float32))
+
+    out = torch.empty(4, device="cuda")
+    compiled = _fill[(1,)](out, 1.0, N=4)
+    major, minor = (int(p) for p in triton.__version__.split(".")[:2])
+    args = (out, 3.5, 4) if (major, minor) <= (3, 6) else (out, 3.5)
+    counter = LaunchCounter()
+    with counter.active():
+        stream = torch.cuda.current_stream().cuda_stream
+        compiled.run(1, 1, 1, stream, compiled.function, compiled.packed_metadata,
+                     compiled.launch_metadata((1, 1, 1), stream, *args), knobs.runtime.launch_enter_hook,
+                     knobs.runtime.launch_exit_hook, *args)
+    torch.cuda.synchronize()
+    assert out.tolist() == [3.5] * 4
+    logged = LaunchCounter()
+    logged.note_arguments((3.5,), {})
+    assert counter.paths == ["direct"] and logged.floats <= counter.floats, (counter.paths, counter.floats)

@@ -145,6 +145,36 @@ def test_launch_hook_counts_a_launch_from_any_cache_and_is_removed_after():
     assert "cached_kernel" in loaded_kernels()
 
 
+def test_a_launcher_entered_directly_logs_its_kernels_arguments_and_one_entered_from_jit_does_not():
+    """The driver's launcher is where every compiled launch ends (CPU: its wrapper, called with the launcher's
+    own argument layout); the JIT entry and `kernel[grid]` log theirs themselves."""
+    seen = []
+    counter = LaunchCounter()
+    call = counter._wrap_launcher(lambda launcher, *args: seen.append(args))
+    fixed = (1, 1, 1, 0, 77, None, None, None, None)  # grid, stream, function, metadata, hooks
+    call(object(), *fixed, torch.empty(4), 2.5, 4)
+    with counter._entered("jit"):
+        call(object(), *fixed, torch.empty(4), 7.25, 4)
+    logged = LaunchCounter()
+    logged.note_arguments((2.5,), {})
+    assert len(seen) == 2 and counter.floats == logged.floats and len(logged.floats) == 1
+    assert list(counter.scalars.calls) == ["direct#77"]
+
+
+def test_a_counter_wrapper_replaced_during_the_call_is_marked():
+    from triton.runtime.interpreter import InterpretedFunction
+
+    counter = LaunchCounter()
+    with counter.active():
+        assert counter.displaced() == []
+        wrapper = InterpretedFunction.__dict__["run"]
+        InterpretedFunction.run = wrapper.__wrapped__  # triton's own again: launches unlogged
+        (mark,) = counter.displaced()
+        InterpretedFunction.run = wrapper
+    assert "InterpretedFunction.run was replaced during the call" in mark
+    assert InterpretedFunction.__dict__["run"] is wrapper.__wrapped__
+
+
 def test_one_session_records_aten_ops_on_every_thread_and_splits_launch_ranges():
     from torch._C._profiler import _RecordFunctionFast
 

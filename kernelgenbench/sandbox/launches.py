@@ -29,6 +29,7 @@ once by `watch_loaded_kernels`): a device kernel of that name ran from Triton.
 from __future__ import annotations
 
 import contextlib
+import functools
 import operator
 import secrets
 import time
@@ -156,6 +157,7 @@ class LaunchCounter:
         # interpreter ("interpreted"). The paths log different arguments (the worker's _leaves_changed).
         self.paths: list[str] = []
         self._entry = ""  # the entry a launch now under way came through
+        self._patched: list[tuple[type, str, Any]] = []  # (class, attribute, the wrapper set there) while active
         # every scalar handed to the call's launches, by kernel and launch (sandbox/scalars.py): distinct floats,
         # and the rest compared by the worker with the same workload's previous round by position, as a kernel's
         # shape-made scalars do not change with the data
@@ -181,10 +183,16 @@ class LaunchCounter:
         compiled = _compiled_kernel_class()
         if compiled is not None:
             patches.append((compiled, "__getitem__", compiled.__dict__["__getitem__"]))
+        launcher = _launcher_class()
+        if launcher is not None:
+            patches.append((launcher, "__call__", launcher.__dict__["__call__"]))
         interpreted = _interpreted_class()
+        self._patched = []
         for cls, attr, orig in patches:
-            wrapped = self._wrap_getitem(orig) if attr == "__getitem__" else self._wrap_run(orig, count=cls is interpreted)
+            wrapped = (self._wrap_getitem(orig) if attr == "__getitem__" else self._wrap_launcher(orig)
+                       if attr == "__call__" else self._wrap_run(orig, count=cls is interpreted))
             setattr(cls, attr, wrapped)
+            self._patched.append((cls, attr, wrapped))
         unhook = _hook_launches(self._on_launch)
         try:
             yield self
@@ -193,6 +201,12 @@ class LaunchCounter:
                 unhook()
             for cls, attr, orig in patches:
                 setattr(cls, attr, orig)
+
+    def displaced(self) -> list[str]:
+        """Marks for the counter's wrappers the call replaced (read before `active` ends): a launch through
+        triton's own function again would be counted by the hook alone, its arguments unlogged."""
+        return [f"triton's {cls.__qualname__}.{attr} was replaced during the call (the launch counter's wrapper)"
+                for cls, attr, wrapped in self._patched if _type.__dict__["__dict__"].__get__(cls).get(attr) is not wrapped]
 
     def note_arguments(self, args: tuple, kwargs: dict[str, Any]) -> None:
         """The floating-point values among a launch's arguments (scalars, and members of tuples such as a
@@ -380,6 +394,22 @@ class LaunchCounter:
         counted_run.__wrapped__ = run  # type: ignore[attr-defined]
         return counted_run
 
+    def _wrap_launcher(self, call: Any) -> Any:
+        """The driver's launcher, where every compiled launch ends: a launch entered there directly (FlagGems'
+        LibEntry after a key's first call) has its kernel's arguments logged, as the JIT entry logs its own."""
+        counter = self
+
+        def logged_call(launcher: Any, *args: Any, **kwargs: Any) -> Any:
+            # (gridX, gridY, gridZ, stream, function, kernel metadata, launch metadata, enter hook, exit hook,
+            # the kernel's arguments...): triton 3.2 to 3.9
+            if not counter._entry and len(args) >= _LAUNCHER_FIXED:
+                counter.scalars.start(f"direct#{args[4]}")  # the loaded function's handle: one per kernel variant
+                counter.note_arguments(args[_LAUNCHER_FIXED:], kwargs)
+            return call(launcher, *args, **kwargs)
+
+        logged_call.__wrapped__ = call  # type: ignore[attr-defined]
+        return logged_call
+
     def _wrap_getitem(self, getitem: Any) -> Any:
         counter = self
 
@@ -416,6 +446,26 @@ def _rule_off() -> bool:
     except ImportError:
         return False
     return bool(getattr(knobs.compilation, "allow_non_constexpr_globals", False))
+
+
+_LAUNCHER_FIXED = 9  # the launcher's arguments before the kernel's own
+
+
+@functools.cache
+def _launcher_class() -> type | None:
+    """The active GPU driver's launcher class (CudaLauncher, HIPLauncher), whose `__call__` every compiled launch
+    ends in; None under the interpreter or without a GPU driver (read once per process: the device is fixed)."""
+    import torch
+
+    if not any(getattr(torch, d, None) is not None and getattr(torch, d).is_available() for d in ("cuda", "xpu")):
+        return None
+    try:
+        from triton.runtime import driver
+
+        cls = driver.active.launcher_cls
+    except Exception:  # noqa: BLE001 - no driver for this machine: nothing compiled launches here
+        return None
+    return cls if isinstance(cls, type) and "__call__" in cls.__dict__ else None
 
 
 def _compiled_kernel_class() -> type | None:

@@ -511,8 +511,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                     if hold is not None:
                         hold.append(ret)
                 finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
-                    marks = b.hooks.close() + b.tampered(_LAUNCH_RUNS) + sealed(counter.ranges) \
-                        + ([] if on_top() else [_OFF_STACK])
+                    marks = b.hooks.close() + b.tampered(_LAUNCH_RUNS) + counter.displaced() \
+                        + sealed(counter.ranges) + ([] if on_top() else [_OFF_STACK])
             _sync(device)
             elapsed = b.perf_counter() - t0
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
