@@ -40,7 +40,7 @@ def test_a_tensor_is_logged_as_which_storage_it_is_an_input_an_older_one_or_one_
         return out
 
     first = log(0)
-    assert ("place", ("input", "self")) in first.calls["k"][0] and ("place", ("made", 0)) in first.calls["k"][0]
+    assert ("place", ("input", "self")) in first.calls["k"][0] and ("place", ("made", -1)) in first.calls["k"][0]
     assert log(0).changed(first) == 0  # inputs and fresh allocations are no channel
     assert log(2).changed(first) == 1  # which of the tables made at import it hands: one value per launch
 
@@ -173,15 +173,32 @@ def test_which_older_storage_a_launch_gets_is_a_value_but_a_workspace_growing_ol
     tables = [torch.zeros(1, dtype=torch.int32) for _ in range(3)]
     workspace = torch.zeros(4)
 
-    def launch(t: torch.Tensor, made: set[int]) -> ScalarLog:
+    def launch(t: torch.Tensor, made: dict[int, int]) -> ScalarLog:
         log = ScalarLog()
         log.places({}, frozenset(), made)
         log.start("k")
         log.add((t,))
         return log
 
-    first = launch(tables[0], set())
-    assert launch(tables[1], set()).changed(first, frozenset({"place"})) == 1
-    assert launch(tables[0], set()).changed(first, frozenset({"place"})) == 0
-    made = launch(workspace, {workspace.untyped_storage().data_ptr()})
-    assert launch(workspace, set()).changed(made, frozenset({"place"})) == 0
+    first = launch(tables[0], {})
+    assert launch(tables[1], {}).changed(first, frozenset({"place"})) == 1
+    assert launch(tables[0], {}).changed(first, frozenset({"place"})) == 0
+    made = launch(workspace, {workspace.untyped_storage().data_ptr(): 0})
+    assert launch(workspace, {}).changed(made, frozenset({"place"})) == 0
+
+
+def test_which_tensor_made_in_the_call_a_launch_gets_is_a_value():
+    """Red team 31 made 256 tensors at the start of each call and had `copy_` read the one a byte of the answer
+    named: the k-th storage made in the call is a place of its own, the same k in every round of honest code."""
+    a, b = torch.zeros(9), torch.zeros(9)
+    order = {a.untyped_storage().data_ptr(): 0, b.untyped_storage().data_ptr(): 1}
+
+    def launch(t: torch.Tensor) -> ScalarLog:
+        log = ScalarLog()
+        log.places({}, frozenset(), dict(order))
+        log.start("copy_")
+        log.add((t,))
+        return log
+
+    assert launch(b).changed(launch(a), frozenset({"place"})) == 1
+    assert launch(a).changed(launch(a), frozenset({"place"})) == 0

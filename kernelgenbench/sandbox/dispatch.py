@@ -199,8 +199,12 @@ class DispatchRecorder(TorchDispatchMode):
         self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
         self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
         # the storages the call's ops made, on any device (a new storage, not one of the op's arguments): a launch
-        # handed any other that is no input reads memory made before the call (sandbox/scalars.py: `foreign`)
-        self.made_storages: set[int] = set()
+        # handed any other that is no input reads memory made before the call (sandbox/scalars.py: `foreign`).
+        # Each maps to the order it was made in, outside launches (-1: inside one, where Triton's own allocations
+        # come and go with compiles): which of several tensors made in the call an op reads is a value (red team
+        # 31 picked one of 256 per byte of the answer), and the k-th made repeats from round to round.
+        self.made_storages: dict[int, int] = {}
+        self._made_count = 0
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -283,7 +287,10 @@ class DispatchRecorder(TorchDispatchMode):
         """Keep the storages of an op's outputs that none of its arguments had (in place, set_ and out= ops
         return an argument's storage)."""
         given = {_storage_ptr(t) for t in _leaves((args, kwargs)) if _is_tensor(t) or _is_storage(t)}
-        self.made_storages.update(p for p in map(_storage_ptr, made) if p not in given)
+        for p in map(_storage_ptr, made):
+            if p not in given:
+                self.made_storages[p] = -1 if self._paused else self._made_count
+                self._made_count += not self._paused
 
     def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
         """The op's scalar arguments and its tensors' places in their storages (a one-element view picked by a

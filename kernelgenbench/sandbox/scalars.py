@@ -249,14 +249,19 @@ class ScalarLog:
         # made at import stays where it is), or one made in the call; set per call (`places`)
         self._inputs: dict[int, str] = {}
         self._older: frozenset[int] = frozenset()
-        # storages no op of the call made (on any device), given: the recorder's set, filled as the call runs
-        self._made: set[int] | None = None
+        # storages the call's ops made (on any device), given: the recorder's, filled as the call runs; `_order`:
+        # the order each was made in (which of several made tensors is handed over is a value too)
+        self._made: dict[int, int] | None = None
+        self._order: dict[int, int] | None = None
         self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
 
-    def places(self, inputs: dict[int, str], older: frozenset[int], made: set[int] | None = None) -> None:
-        """The call's inputs' storages (address: argument name), the CPU storages alive before it began, and
-        (to collect `foreign`) the storages its ops made."""
+    def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, int] | None = None,
+               order: dict[int, int] | None = None) -> None:
+        """The call's inputs' storages (address: argument name), the CPU storages alive before it began, (to
+        collect `foreign`) the storages its ops made, and the order they were made in (`order`, the recorder's
+        `made_storages`; `made` is taken as it where given)."""
         self._inputs, self._older, self._made = inputs, older, made
+        self._order = order if order is not None else made
 
     def _place(self, ptr: int) -> tuple[str, Any]:
         name = self._inputs.get(ptr)
@@ -264,7 +269,7 @@ class ScalarLog:
             return "place", ("input", name)
         # older: alive before the call (the CPU ledger knows), or on any device not made by the call's ops
         older = ptr in self._older or (self._made is not None and ptr not in self._made)
-        return "place", ("older", ptr) if older else ("made", 0)
+        return "place", ("older", ptr) if older else ("made", (self._order or {}).get(ptr, -1))
 
     def note_foreign(self, values: Any) -> None:
         """Collect `values`' storages that are neither an input nor made in the call, logging nothing."""
@@ -405,14 +410,15 @@ def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozen
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
         total += sum(1 for k, leaf in enumerate(call)
-                     if (leaf[0] not in skip or _older_moved(leaf, other, k)) and (not only or leaf[0] == only)
+                     if (leaf[0] not in skip or _place_moved(leaf, other, k)) and (not only or leaf[0] == only)
                      and (k >= len(other) or other[k] != leaf))
     return total
 
 
-def _older_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:
-    """A storage made before the call handed where the previous round handed another one made before its call:
-    which of several tables a launch gets is a value (red team 18 picked one of 256 per byte of the answer),
-    unlike a workspace made in the first call and older in the next."""
-    return (leaf[0] == "place" and leaf[1][0] == "older" and k < len(other) and other[k][0] == "place"
-            and other[k][1][0] == "older")
+def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:
+    """A storage made before the call handed where the previous round handed another one made before its call,
+    or the k-th made in the call where it handed the j-th: which of several tables a launch or op gets is a
+    value (red team 18 picked one of 256 per byte of the answer; red team 31 the same among tensors made in the
+    call), unlike a workspace made in the first call and older in the next."""
+    return (leaf[0] == "place" and leaf[1][0] in ("older", "made") and k < len(other) and other[k][0] == "place"
+            and other[k][1][0] == leaf[1][0])

@@ -490,7 +490,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
     older = b.ledger.live() - storages.keys()
-    rec.scalars.places(storages, older)  # a tensor handed over is logged as which storage it is, too
+    rec.scalars.places(storages, older, order=rec.made_storages)  # a tensor handed over: which storage it is
     counter.scalars.places(storages, older, rec.made_storages)  # and a launch's older storages are collected
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
