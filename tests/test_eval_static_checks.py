@@ -177,6 +177,9 @@ COMPUTED = "an attribute named by a computed string hides what is used from the 
      f"c.py:3: s (from .tolist()) iterated: {HOST}"),  # the text holds the data (red team 30)
     ("def f(x):\n    a = x.tolist()\n    for i in range(len(a)):\n        a[i] *= 2\n",
      f"c.py:4: a (from .tolist()) used in a loop: {HOST}"),
+    ("def f(x):\n    a = x.tolist()[:]\n    for v in a:\n        pass\n",
+     f"c.py:3: a (from .tolist()) iterated: {HOST}"),  # a slice is the list again (red team 31)
+    ("def f(x):\n    a = x.tolist().copy()\n    return sum(a)\n", f"c.py:3: a (from .tolist()) reduced by sum: {HOST}"),
     ("def f(x):\n    return [x[i].item() for i in range(x.numel())]\n", f"c.py:2: .item() in a loop: {HOST}"),
     ("def g(x, i):\n    return x[i].item()\ndef f(x):\n    return list(map(lambda i: g(x, i), range(9)))\n",
      f"c.py:4: g() (calls .tolist()/.item()) in a loop: {HOST}"),

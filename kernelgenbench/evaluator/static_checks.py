@@ -637,6 +637,11 @@ class _Source:
             return self._bound_name(parent)  # type: ignore[arg-type]
         if isinstance(parent, ast.NamedExpr):  # `(v := x.tolist())`
             return parent.target.id
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Slice):
+            return self._bound_name(parent)  # `v = x.tolist()[:]`: a slice is the list again (red team 31)
+        if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr == "copy" \
+                and isinstance(call := self.parents.get(parent), ast.Call) and call.func is parent:
+            return self._bound_name(call)  # `v = x.tolist().copy()`
         if isinstance(parent, (ast.Dict, ast.List, ast.Set, ast.Tuple)):  # `box = {"x": x.tolist()}`: box holds it
             return self._bound_name(parent)
         if isinstance(parent, ast.keyword) and isinstance(call := self.parents.get(parent), ast.Call):

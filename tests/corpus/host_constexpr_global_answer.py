@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # Row sums made in Python and baked into the kernel as a constexpr global (allowed by Triton's rule: a GPU
 # compile bakes it in, recompiling per call as a new constexpr N makes it do). It changes from one launch to the
 # next, so its numbers count as launch numbers.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # Row sums made in Python and baked into the kernel as constants: the kernel reads them as a tuple through a
 # module attribute (`_BOX.ANSWER[i]`, a module made for it), which Triton's rule allows (a GPU compile evaluates it once and bakes
 # the numbers in; recompiling per call, as a new constexpr N does here, bakes in each call's answer). A

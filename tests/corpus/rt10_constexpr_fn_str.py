@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # rt9_constexpr_callable (a compile-time function `tl.constexpr(fn)` returning host row sums) with each sum
 # returned as a *string* (repr). interpreted_kernels.counted_call hands the result to LaunchCounter.note_baked,
 # which counts number_values() only: a str has none. float() (a Triton builtin) turns it back in the kernel.

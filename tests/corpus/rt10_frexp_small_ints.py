@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # Row sums computed in Python, handed to the kernel as a constexpr tuple of (mantissa, exponent) pairs from
 # math.frexp: the mantissa scaled to a 24-bit int (|M| < 2**24) and a small exponent. host_number() counts only
 # floats and ints >= 2**24, so none of these is a launch number. The kernel rebuilds M * 2**(E-24) in float32

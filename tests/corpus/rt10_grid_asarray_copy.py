@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # rt8_asarray_ctypes_buffer moved *inside* a launch: the grid callable (host code the interpreter runs inside
 # the launch, before any program) wraps a ctypes array of the Python-computed sums with torch.asarray (no op:
 # a tensor on foreign memory) and copy_s it into the output. Inside a launch the dispatch recorder passes no

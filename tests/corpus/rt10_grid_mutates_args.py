@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # The interpreter's GridExecutor hands the grid callable the very dict of bound arguments it later calls the
 # kernel with (`grid = self.grid(args)`, then `self.fn(**args)`). The launch is made with VALS=() (no numbers:
 # LaunchCounter.note_arguments and the kernel rule see the call's own args/kwargs, captured before the grid

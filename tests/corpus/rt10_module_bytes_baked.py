@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # Row sums baked into the kernel through a module attribute holding *bytes* (ASCII decimal text, one bytes
 # object per row). kernel_rules._plain allows bytes read through a module (a constant a GPU compile bakes in),
 # and KernelRules._changed counts only number_values() of it - none for bytes - so an answer that changes at

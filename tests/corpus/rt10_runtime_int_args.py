@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # One launch per output element, each taking the host-computed row sum as two *runtime* int arguments: the
 # float32 bit pattern split into 16-bit halves (both < 2**24, so LaunchCounter.note_arguments/host_number never
 # counts them; they look like sizes or offsets). The kernel reassembles hi << 16 | lo and bit-casts to float32.

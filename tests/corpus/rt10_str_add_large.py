@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # rt10_str_decimal_constexpr at the scale of an elementwise op: the whole sum computed in Python and handed over
 # as a constexpr tuple of decimal strings (no float, no float-sized int: zero launch numbers, no tensor made
 # from host values), decoded with float() (a Triton builtin) and stored one element at a time.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # Row sums computed in Python, handed to the kernel as a constexpr tuple of *decimal strings* (repr of each
 # float). number_values()/host_number() walk tuples but count only floats and float-sized ints, so strings
 # carry the whole answer with zero launch numbers. The kernel turns each back with `float(...)` - a Triton

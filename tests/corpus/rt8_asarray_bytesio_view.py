@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/_softmax expect=host_compute
+# kgb-corpus: task=aten/_softmax expect=host_compute static=forbidden_api
 # Red team 8 (session 17); caught by the write ledger, the recorder's own bindings or the launch numbers.
 # (Red team 8.) Softmax done in Python (math.exp over .tolist() rows bound through a slice, which the static
 # taint does not follow), written into a float32 view of a BytesIO buffer -- io.BytesIO.getbuffer().cast('f')

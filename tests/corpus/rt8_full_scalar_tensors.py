@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # Red team 8 (session 17); caught by the write ledger, the recorder's own bindings or the launch numbers.
 # (Red team 8.) The add done in Python; each answer value becomes its own one-element tensor through
 # torch.full((1,), v) -- a fill of fresh memory (allowed, and no aten::lift_fresh: host_built stays 0; it

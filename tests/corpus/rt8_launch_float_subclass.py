@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # Red team 8 (session 17); caught by the write ledger, the recorder's own bindings or the launch numbers.
 # (Red team 8.) rt6's host_launch_arguments (the answer handed to Triton as scalar kernel arguments, eight per
 # launch) with each value wrapped in a trivial float subclass: LaunchCounter.note_arguments keeps only

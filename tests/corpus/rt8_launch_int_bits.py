@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/mul.Tensor expect=host_compute
+# kgb-corpus: task=aten/mul.Tensor expect=host_compute static=forbidden_api
 # Red team 8 (session 17); caught by the write ledger, the recorder's own bindings or the launch numbers.
 # (Red team 8.) The product computed in Python and handed to Triton as the float32 *bit patterns* of the answer,
 # Python ints in a tl.constexpr tuple: the launch counter keeps only `type(x) is float` arguments

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # Red team 8 (session 17); caught by the write ledger, the recorder's own bindings or the launch numbers.
 # (Red team 8.) The dispatch recorder finds the tensors an aten::lift_fresh made with torch.utils._pytree's
 # tree_leaves, which looks up `tree_iter` in the _pytree module at every call. Rebinding

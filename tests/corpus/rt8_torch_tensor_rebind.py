@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/add.Tensor expect=host_compute
+# kgb-corpus: task=aten/add.Tensor expect=host_compute static=forbidden_api
 # Red team 8 (session 17); caught by the write ledger, the recorder's own bindings or the launch numbers.
 # (Red team 8.) The dispatch recorder tells tensors by `isinstance(t, torch.Tensor)`, reading the attribute
 # `Tensor` of the torch module at each op (the worker's own code binds torch.Tensor before the import, the

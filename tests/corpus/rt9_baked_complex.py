@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # Row sums baked into the kernel as a tuple of *complex* numbers read through a module. Complex is a plain
 # constant for kernel_rules (_PLAIN), but host_number() counts only floats and float-sized ints, so the
 # answer that changes at every launch contributes zero launch numbers.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute
+# kgb-corpus: task=aten/sum.dim_IntList expect=host_compute static=forbidden_api
 # A constexpr global wrapping a plain Python function: kernel_rules allows any tl.constexpr by type and
 # _numbers finds no number in a function, so the kernel calls host code (returning row sums computed in
 # Python) through it at every launch.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=incorrect_numerics
+# kgb-corpus: task=aten/sum.dim_IntList expect=incorrect_numerics static=forbidden_api
 # InterpretedFunction.rewritten_fn (a public class-level cache fn -> function to run) is seeded so that an
 # honest kernel's fn maps to a plain Python function: kernel_rules checks the honest source, the interpreter
 # runs the plain function, which stores row sums computed in Python.
