@@ -255,6 +255,23 @@ def test_fills_are_the_work_of_creation_tasks():
     assert compute_ops(rec.ops, category="creation") == ["aten::full", "aten::fill_.Scalar"]
 
 
+def test_a_copy_does_the_work_of_creation_and_embedding_tasks_and_a_negated_view_is_compute():
+    """Red team 31: `self.copy_(value.expand_as(self))` is a fill; rows copied one by one are an embedding;
+    `out.copy_(torch._neg_view(x))` negates in torch's copy kernel."""
+    rec = DispatchRecorder()
+    x = torch.randn(4)
+    with rec:
+        out = torch.empty(4)
+        out.copy_(torch.tensor(1.0).expand(4))
+    assert compute_ops(rec.ops, category="elementwise") == []
+    for category in ("creation", "embedding"):
+        assert compute_ops(rec.ops, category=category) == ["aten::copy_"]
+    rec = DispatchRecorder()
+    with rec:
+        torch.empty(4).copy_(torch._neg_view(x))
+    assert compute_ops(rec.ops, category="elementwise") == ["aten::_neg_view"]
+
+
 def test_an_op_outside_aten_is_metadata_only_when_it_can_touch_no_tensor():
     # Liger-Kernel's call reaches torchvision::_cuda_version (a version probe): it computes nothing. A custom
     # op that takes or returns a tensor is compute whatever its name.
