@@ -123,8 +123,6 @@ def test_a_scalar_subclass_is_judged_by_the_dunders_a_held_instance_runs():
     assert implicit_code_free(Labelled)
     assert not implicit_code_free(Scaled)
     assert not implicit_code_free(Printed)
-    assert implicit_code_free(Printed, text=False)  # for a launch that formats no text
-    assert not implicit_code_free(Scaled, text=False)
 
 
 def test_a_triton_jit_function_is_judged_by_its_python_function():

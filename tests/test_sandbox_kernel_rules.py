@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import math
 import types
 
@@ -68,52 +67,6 @@ def _odd_names(out_ptr):
 
 def _breaks(kernel):
     return KernelRules().check(kernel)[0]
-
-
-class _Mode(enum.IntEnum):
-    NEG = 1
-
-    def __str__(self):  # host-side text: runs only where a kernel formats the constant
-        return "neg"
-
-
-_MODE = tl.constexpr(_Mode.NEG)
-
-
-@triton.jit
-def _reads_enum(out_ptr):
-    if _MODE == 1:
-        tl.store(out_ptr, -tl.load(out_ptr))
-
-
-@triton.jit
-def _prints_enum(out_ptr):
-    tl.static_print(_MODE)
-    tl.store(out_ptr, tl.load(out_ptr) + _MODE)
-
-
-@triton.jit
-def _formats_enum(out_ptr):
-    tl.static_assert(_MODE == 1, f"mode {_MODE}")
-    tl.store(out_ptr, tl.load(out_ptr))
-
-
-@triton.jit
-def _show(m):
-    print("mode", m)
-
-
-@triton.jit
-def _hands_enum_to_a_printer(out_ptr):
-    _show(_MODE)  # the helper formats a value that is no name of its own
-    tl.store(out_ptr, tl.load(out_ptr))
-
-
-def test_an_enum_constants_own_str_matters_only_where_the_launch_formats_text():
-    assert _breaks(_reads_enum) == []
-    for kernel in (_prints_enum, _formats_enum, _hands_enum_to_a_printer):
-        (why,) = _breaks(kernel)
-        assert "reads _MODE: a constexpr holding a _Mode" in why, kernel
 
 
 def test_a_global_list_a_plain_function_and_handle_break_the_rule():

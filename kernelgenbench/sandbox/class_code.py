@@ -45,15 +45,13 @@ def own_code_free(cls: type, root: str = "", depth: int = 0) -> bool:
     return free
 
 
-def implicit_code_free(cls: type, text: bool = True) -> bool:
+def implicit_code_free(cls: type) -> bool:
     """Whether the methods Python calls implicitly on an instance (its dunders: `__mul__`, `__index__`, `__eq__`)
     are all free of the candidate's code: a scalar subclass whose named methods (an enum's `parse`) run only
-    where code names them, and a kernel's names are judged one by one (sandbox/kernel_rules.py). With `text`
-    off, its text dunders (`__str__`) are left out: for a kernel that formats no text, where nothing runs them."""
-    skip = _MADE_ONLY if text else _MADE_ONLY | TEXT_DUNDERS
+    where code names them, and a kernel's names are judged one by one (sandbox/kernel_rules.py)."""
     for state, generated in _heap_states(cls):
         for name, v in state.items():
-            if not (isinstance(name, str) and name.startswith("__") and name.endswith("__")) or name in skip:
+            if not (isinstance(name, str) and name.startswith("__") and name.endswith("__")) or name in _MADE_ONLY:
                 continue
             if isinstance(v, type) or not all(_trusted_code(f, "", generated, 0) for f in code_of(v)):
                 return False
@@ -63,13 +61,10 @@ def implicit_code_free(cls: type, text: bool = True) -> bool:
 # Dunders Python runs only where an instance or a class is made, copied or pickled, never on an instance a kernel
 # already holds (an enum's `__new__(cls, value, label)` idiom, false-positive hunt 11; an enum keeps its class's
 # `__new__` as `__new_member__`): making one in a kernel means naming the class, which the kernel rules judge
-# with all its methods.
+# with all its methods. `__str__`, `__repr__` and `__format__` stay judged: a kernel's `print` runs them.
 _MADE_ONLY = frozenset({"__new__", "__init__", "__init_subclass__", "__class_getitem__", "__set_name__", "__reduce__",
                         "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__copy__", "__deepcopy__",
                         "__getstate__", "__setstate__", "__subclasshook__", "__post_init__", "__new_member__"})
-# Dunders only text formatting runs (`print`, an f-string, `%`, `.format`): an enum's own `__str__` is harmless
-# in a kernel that formats nothing (a false positive once), and judged in one that does (kernel_rules._formats).
-TEXT_DUNDERS = frozenset({"__str__", "__repr__", "__format__"})
 
 
 def _heap_states(cls: type) -> list[tuple[dict[str, Any], bool]]:

@@ -58,7 +58,6 @@ class _Body:
     dynamic: tuple[tuple[str, tuple[str, ...], int], ...]  # getattr(root.a, name) with a name known at run time
     dunders: tuple[tuple[str, int], ...] = ()  # `.__dict__`, `.__code__`...: an object's internals, on any value
     attr_writes: tuple[tuple[str, int], ...] = ()  # `obj.attr = v`, `del obj.attr`
-    texts: tuple[int, ...] = ()  # lines that format text (an f-string, `%`, `.format`): run values' `__str__`
 
 
 class KernelRules:
@@ -73,7 +72,6 @@ class KernelRules:
         self._last: dict[tuple[Any, ...], int] = {}
         # per function judged at the last check: what each name it reads held then (by identity)
         self._held: list[tuple[FunctionType, _Body, dict[str, int]]] = []
-        self._text = True  # whether the last checked launch formats text
 
     def check(self, kernel: Any, args: tuple[Any, ...] = (), runs: Any = None) -> tuple[list[str], list[float | int]]:
         """The breaks of the rule in `kernel`, in the JIT functions it names and in those among its launch
@@ -81,30 +79,11 @@ class KernelRules:
         to the Python function that executes for it (the interpreter's rewrite; by default `.fn`). Only an
         interpreted kernel's breaks matter: a GPU compile refuses a compiled one's itself (the launch counter
         keeps them where the rule was off)."""
+        runs = runs or _function
+        self._held = []
         tc = self.triton
-        self._held = [(fn, body, {}) for fn, body in self._tree(kernel, args, runs or _function)]
-        # a value's own `__str__` runs only where some function of the launch formats text (a value handed to a
-        # JIT helper that prints it is no name of the helper's)
-        self._text = any(_formats(fn, body) for fn, body, _ in self._held)
-        breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v, tc, self._text)]
+        breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v, tc)]
         numbers: list[float | int] = []
-        for fn, body, held in self._held:
-            for ref, value, line, via in _references(fn, body):
-                held[ref] = id(value)
-                why = _break(value, ref, via, tc, self._text)
-                if why:
-                    breaks.append(f"{fn.__qualname__} (line {line}) reads {ref}: {why}")
-                inner = value.value if _is_constexpr(value) else value
-                if not (_compile_time(inner) or _jit(inner)):  # a compile-time function is host code (recorded)
-                    numbers.extend(self._changed((fn.__code__, ref), value))
-            breaks.extend(_body_breaks(fn, body, tc))
-        return breaks, numbers
-
-    def _tree(self, kernel: Any, args: tuple[Any, ...], runs: Any) -> list[tuple[FunctionType, _Body]]:
-        """The candidate's functions a launch of `kernel` runs: its own, the JIT functions it names (theirs too)
-        and those among its launch `args`, each once."""
-        tc = self.triton
-        out: list[tuple[FunctionType, _Body]] = []
         seen: set[CodeType] = set()
         todo = [_own(runs(kernel), tc)] + [_own(runs(v), tc) for v in _jit_arguments(args)]
         while todo:
@@ -113,12 +92,22 @@ class KernelRules:
                 continue
             seen.add(fn.__code__)
             body = self._body(fn)
-            out.append((fn, body))
-            for _, value, _, _ in _references(fn, body):
+            held: dict[str, int] = {}
+            self._held.append((fn, body, held))
+            for ref, value, line, via in _references(fn, body):
+                held[ref] = id(value)
+                why = _break(value, ref, via, tc)
+                if why:
+                    breaks.append(f"{fn.__qualname__} (line {line}) reads {ref}: {why}")
                 inner = value.value if _is_constexpr(value) else value
-                if _jit(inner) and not _compile_time(inner):
+                if _compile_time(inner):
+                    continue  # host code a GPU compile runs on constants (interpreted: recorded and counted)
+                if _jit(inner):
                     todo.append(_own(runs(inner), tc))
-        return out
+                else:
+                    numbers.extend(self._changed((fn.__code__, ref), value))
+            breaks.extend(_body_breaks(fn, body, tc))
+        return breaks, numbers
 
     def literals(self) -> tuple[Any, ...]:
         """The literal constants of the code the last checked kernels run (their nested code's too), in order:
@@ -134,7 +123,7 @@ class KernelRules:
             out += [v for ref, v, _, via in _references(fn, body)
                     if (not (isinstance(v, ModuleType) or _jit(v) or callable(v) or v is _Absent
                              or _triton_allowed(v, via, self.triton)) or _is_constexpr(v))
-                    and _break(v, ref, via, self.triton, self._text) is None]  # a break is judged as one, not as baked data
+                    and _break(v, ref, via, self.triton) is None]  # a break is judged as one, not as baked data
         return out
 
     def rebound(self) -> list[str]:
@@ -143,7 +132,7 @@ class KernelRules:
         out = []
         for fn, body, held in self._held:
             for ref, value, line, via in _references(fn, body):
-                why = _break(value, ref, via, self.triton, self._text) if held.get(ref, id(value)) != id(value) else None
+                why = _break(value, ref, via, self.triton) if held.get(ref, id(value)) != id(value) else None
                 if why:
                     out.append(f"{fn.__qualname__} (line {line}) reads {ref}, rebound while the launch ran: {why}")
         return out
@@ -222,7 +211,7 @@ def _dynamic_breaks(value: Any, tc: TritonCode | None = None) -> Iterator[tuple[
         yield "?", f"a {type(value).__name__}, whose attributes a GPU compile cannot read by a run-time name"
 
 
-def _argument_breaks(i: int, value: Any, tc: TritonCode | None = None, text: bool = True) -> Iterator[str]:
+def _argument_breaks(i: int, value: Any, tc: TritonCode | None = None) -> Iterator[str]:
     """A launch argument a GPU launch refuses: a plain Python function (bare or in a constexpr), a module, or an
     object that is no tensor, number, string, dtype or tuple of them (an object whose own methods, `__add__` or
     `__index__`, the interpreter would run inside the kernel, out of every recorder's sight)."""
@@ -238,12 +227,12 @@ def _argument_breaks(i: int, value: Any, tc: TritonCode | None = None, text: boo
                                            and not _constant_function(v, tc)):
             yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch refuses (the interpreter would "
                    f"call it on the host)")
-        elif not callable(v) and not _launch_value(v, text=text):
+        elif not callable(v) and not _launch_value(v):
             yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch cannot specialize (no tensor, "
                    f"number, string, dtype or tuple of them: the interpreter would run its own methods in the kernel)")
 
 
-def _launch_value(v: Any, depth: int = 0, text: bool = True) -> bool:
+def _launch_value(v: Any, depth: int = 0) -> bool:
     """A value a launch may take: a tensor or an object with a data pointer (a library's strided buffer: read
     before the launch, sandbox/launch_args.py), a plain constant, a torch dtype, triton's own dtypes, blocks and
     tensor descriptors, a real numpy scalar, a tuple of them. Judged by the class's code, not its name: an
@@ -254,13 +243,12 @@ def _launch_value(v: Any, depth: int = 0, text: bool = True) -> bool:
 
     # a launch's own arguments are plain tensors by now (sandbox/launch_args.py made them so); a tensor-like
     # object here was never replaced (a parameter's default, a constexpr global: red team 27)
-    if type(v) is torch.Tensor or _plain(v, text=text):
+    if type(v) is torch.Tensor or _plain(v):
         return True
     kernel_values = (language.dtype, language.tensor, getattr(language.core, "tensor_descriptor_base", language.tensor))
     if isinstance(v, kernel_values) or type(v).__name__ == "TensorDescriptor":
         return own_code_free(type(v), triton_root())
-    return (isinstance(v, tuple) and own_code_free(type(v)) and depth < 4
-            and all(_launch_value(x, depth + 1, text) for x in v))
+    return isinstance(v, tuple) and own_code_free(type(v)) and depth < 4 and all(_launch_value(x, depth + 1) for x in v)
 
 
 def _jit_arguments(args: tuple[Any, ...]) -> Iterator[Any]:
@@ -308,7 +296,6 @@ def _read_code(code: CodeType) -> _Body:
     dynamic: list[tuple[str, tuple[str, ...], int]] = []
     dunders: list[tuple[str, int]] = []
     attr_writes: list[tuple[str, int]] = []
-    texts: set[int] = set()
     free = set(code.co_freevars)
     for c in _codes(code):
         ins = list(dis.get_instructions(c))
@@ -322,8 +309,6 @@ def _read_code(code: CodeType) -> _Body:
                 dunders.append((str(arg), line))
             if op in ("STORE_ATTR", "DELETE_ATTR"):
                 attr_writes.append((str(arg), line))
-            if op in _FORMAT or (op == "BINARY_OP" and x.argrepr in ("%", "%=")) or (op in _ATTR and arg in _TEXT_CALLS):
-                texts.add(line)
             if op in ("STORE_GLOBAL", "DELETE_GLOBAL") or (op in ("STORE_DEREF", "DELETE_DEREF") and arg in free
                                                            and c is code):
                 writes.append((str(arg), line))
@@ -340,25 +325,7 @@ def _read_code(code: CodeType) -> _Body:
                 elif not _literal_name(ins, i + 1):
                     dynamic.append(("", (), line))  # on a local (a block): "handle" hands it the host data
     return _Body(tuple(names), tuple(chains), tuple(sorted(handles)), tuple(writes), tuple(dynamic), tuple(dunders),
-                 tuple(attr_writes), tuple(sorted(texts)))
-
-
-_FORMAT = ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE")  # f-strings (3.11 to 3.13)
-_TEXT_CALLS = ("format", "format_map")  # `"{}".format(x)`
-_PRINTS = ("print", "static_print", "device_print")  # builtins.print is triton's device_print in a kernel
-
-
-def _formats(fn: FunctionType, body: _Body) -> bool:
-    """Whether the body formats text: an f-string, `%`, `.format`, or a call of a print function by any name
-    (`sp = tl.static_print`)."""
-    if body.texts:
-        return True
-    for ref, value, _, _ in _references(fn, body):
-        names = (ref.rsplit(".", 1)[-1], str(getattr(value, "__name__", "")),
-                 str(getattr(getattr(value, "__wrapped__", None), "__name__", "")))
-        if any(p in n for n in names for p in _PRINTS):
-            return True
-    return False
+                 tuple(attr_writes))
 
 
 def _attrs(ins: list[dis.Instruction], j: int) -> tuple[tuple[str, ...], int]:
@@ -468,11 +435,11 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, _PLAIN if numpy is None else (*_PLAIN, numpy.number, numpy.bool_))
 
 
-def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None, text: bool = True) -> str | None:
+def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> str | None:
     """Why a GPU compile refuses (or mis-bakes) what the body reads as `ref` (read from module `via`, "" for a
-    name); None where it is allowed. `text`: whether the launch formats text (a scalar's `__str__` is judged)."""
+    name); None where it is allowed."""
     if via == _ON_CONSTANT:  # red team 28: `_ONE.value.fold(acc, a, b)`, a method of a scalar subclass
-        return None if (_plain(value, text=text) or _is_constexpr(value)) else (
+        return None if (_plain(value) or _is_constexpr(value)) else (
             f"a {type(value).__name__} read off a constant, which a GPU compile cannot call or bake in")
     if not via and ref in _BUILTINS and value is _BUILTINS[ref]:
         return None
@@ -486,10 +453,10 @@ def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None, text: b
                     f"{', '.join(sorted(TRITON_BUILTINS))})")
         return None  # undefined: the interpreter raises NameError as a GPU compile does
     if _is_constexpr(value):
-        return _constexpr_break(value.value, text)
+        return _constexpr_break(value.value)
     if _triton_allowed(value, via, tc) or _interpreter_own(value, ref, via, tc):
         return None
-    if via and ((_plain(value, text=text) and _exact_scalars(value)) or _constant_function(value, tc)):
+    if via and ((_plain(value) and _exact_scalars(value)) or _constant_function(value, tc)):
         return None
     if via.split(".")[0] == "triton" and _interpreter_patch(value, tc):
         return None
@@ -522,7 +489,7 @@ def baked_value_break(value: Any) -> str | None:
             f"of them)")
 
 
-def _constexpr_break(inner: Any, text: bool = True) -> str | None:
+def _constexpr_break(inner: Any) -> str | None:
     """A constexpr is allowed by type, and so is one holding a plain function (`@tl.constexpr def f`: a compile-time
     function a GPU compile calls on constants; the numbers it returns are counted as the launch's, see
     sandbox/interpreted_kernels.py); one holding a module-like object or a container of functions is not."""
@@ -531,7 +498,7 @@ def _constexpr_break(inner: Any, text: bool = True) -> str | None:
     if callable(inner) and not (type(inner) is FunctionType or _compile_time(inner) or _triton_allowed(inner)):
         return (f"a constexpr holding a {type(inner).__name__} (a callable with methods of its own, which the "
                 f"interpreter would run on the kernel's blocks), which a GPU compile cannot call")
-    if not callable(inner) and not _launch_value(inner, text=text):
+    if not callable(inner) and not _launch_value(inner):
         return (f"a constexpr holding a {type(inner).__name__}, which a GPU compile cannot bake in (no number, string, "
                 f"dtype or tuple of them: the interpreter would run its own methods in the kernel)")
     return None
@@ -668,7 +635,7 @@ def _jit(value: Any) -> bool:
     return isinstance(value, InterpretedFunction)
 
 
-def _plain(value: Any, depth: int = 0, text: bool = True) -> bool:
+def _plain(value: Any, depth: int = 0) -> bool:
     """A constant a GPU compile can bake in: a number, a string, a torch dtype, a numpy number, a tuple or frozenset
     of them. A scalar subclass (an enum member) counts as its value: a launch gets the exact value
     (sandbox/launch_args.py) and a global's methods are names the body reads, each judged; a tuple subclass must
@@ -681,9 +648,9 @@ def _plain(value: Any, depth: int = 0, text: bool = True) -> bool:
         numpy = sys.modules.get("numpy")
         if numpy is not None and isinstance(value, (numpy.number, numpy.bool_)):
             return not type(value).__flags__ & _HEAP_TYPE  # numpy's own scalar types, never a subclass (rt 28)
-        return type(value) in _PLAIN or implicit_code_free(type(value), text)
+        return type(value) in _PLAIN or implicit_code_free(type(value))
     if isinstance(value, (tuple, frozenset)) and depth < 4 and own_code_free(type(value)):
-        return all(_plain(v, depth + 1, text) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
+        return all(_plain(v, depth + 1) for v in (tuple.__iter__(value) if isinstance(value, tuple) else value))
     return False
 
 
