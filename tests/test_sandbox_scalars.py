@@ -40,7 +40,7 @@ def test_a_tensor_is_logged_as_which_storage_it_is_an_input_an_older_one_or_one_
         return out
 
     first = log(0)
-    assert ("place", ("input", "self")) in first.calls["k"][0] and ("place", ("made", -1)) in first.calls["k"][0]
+    assert ("place", ("input", "self")) in first.calls["k"][0] and ("place", ("made", ("launch",))) in first.calls["k"][0]
     assert log(0).changed(first) == 0  # inputs and fresh allocations are no channel
     assert log(2).changed(first) == 1  # which of the tables made at import it hands: one value per launch
 
@@ -187,18 +187,48 @@ def test_which_older_storage_a_launch_gets_is_a_value_but_a_workspace_growing_ol
     assert launch(workspace, {}).changed(made, frozenset({"place"})) == 0
 
 
-def test_which_tensor_made_in_the_call_a_launch_gets_is_a_value():
-    """Red team 31 made 256 tensors at the start of each call and had `copy_` read the one a byte of the answer
-    named: the k-th storage made in the call is a place of its own, the same k in every round of honest code."""
-    a, b = torch.zeros(9), torch.zeros(9)
-    order = {a.untyped_storage().data_ptr(): 0, b.untyped_storage().data_ptr(): 1}
+def test_which_tensor_made_in_the_call_an_op_reads_is_a_value_where_their_contents_differ_by_host_values():
+    """Red team 31 made 256 tensors per call (`full((9,), b)`, or `empty(0).resize_(9).fill_(b)`) and had `copy_`
+    read the one a byte of the answer named: a made storage's place is how its content was made (the op or
+    launch and the host values it was handed), which a workspace cached at the first call does not shift."""
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
 
-    def launch(t: torch.Tensor) -> ScalarLog:
+    def call(picks: list[int], cache_fill: bool) -> ScalarLog:
+        rec, _, _ = sealed_recorder()
+        rec.scalars.places({}, frozenset(), rec.made_storages)
+        with rec:
+            if cache_fill:
+                torch.empty(64)  # a workspace made at the first call only
+            tables = [torch.full((9,), float(b)) for b in range(4)] + [torch.empty(0).resize_(9).fill_(b + 10.0)
+                                                                       for b in range(4)]
+            acc = torch.zeros(9)  # made after the tables: its order shifts with the cache fill, its content not
+            out = torch.empty(9)
+            for p in picks:
+                out.copy_(tables[p])
+            out.add_(acc)
+        return rec.scalars
+
+    first = call([0, 5, 2], cache_fill=True)
+    assert call([0, 5, 2], cache_fill=False).changed(first, frozenset({"place"})) == 0
+    # the source, then the destination the next copy finds holding it
+    assert call([1, 5, 2], cache_fill=False).changed(first, frozenset({"place"})) == 2
+    assert call([0, 6, 2], cache_fill=False).changed(first, frozenset({"place"})) == 2  # grown by resize_, filled
+
+
+def test_a_number_a_one_element_input_held_is_the_input_not_a_host_value():
+    """PyTorch's wrapped-number idiom (a 0-d divisor read with .item() and passed to the kernel by value): a
+    launch handed the number a one-element input held when the call began is logged as the input; a small int
+    is not (it would relabel shape numbers equal to it), nor a number the call made."""
+
+    def launch(divisor: float, count: int, made: float) -> ScalarLog:
         log = ScalarLog()
-        log.places({}, frozenset(), dict(order))
-        log.start("copy_")
-        log.add((t,))
+        log.places({}, frozenset(), {}, values=[divisor, count])
+        log.start("k")
+        log.add((divisor, count, 0.5, made))
         return log
 
-    assert launch(b).changed(launch(a), frozenset({"place"})) == 1
-    assert launch(a).changed(launch(a), frozenset({"place"})) == 0
+    first = launch(2.5, 3, 1.0)
+    assert first.calls["k"][0][:2] == [("input", "value"), ("small", 3)]
+    assert launch(-7.25, 3, 1.0).changed(first) == 0 and len(first.floats) == 2  # 0.5 and 1.0 are host numbers
+    assert launch(1.5, 4, 1.0).changed(first) == 1  # the small int is compared
+    assert launch(1.5, 3, 3.0).changed(first) == 1  # and so is a number no input held

@@ -50,6 +50,8 @@ _OFFSET_DTYPES = frozenset({torch.int64, torch.int32})  # a generator state's se
 # Ops that make a tensor holding a value they are given: a few elements of one are a value written back.
 _VALUE_FACTORIES = ("aten::full", "aten::new_full", "aten::scalar_tensor")
 _FROM_HOST = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::lift"})
+# In-place ops that replace what a storage holds by a value or a copy (sandbox/scalars.py: a made storage's place)
+_REWRITES = ("aten::fill_", "aten::zero_", "aten::copy_")
 # Ops that hand out memory without writing it. On the host, memory the candidate freed comes back from malloc
 # with its bytes still in it: an answer written into a bytearray and freed reappears in the next
 # `torch.empty`, and the write ledger would take it as that op's (red team 24). Such memory is filled with
@@ -200,11 +202,11 @@ class DispatchRecorder(TorchDispatchMode):
         self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
         # the storages the call's ops made, on any device (a new storage, not one of the op's arguments): a launch
         # handed any other that is no input reads memory made before the call (sandbox/scalars.py: `foreign`).
-        # Each maps to the order it was made in, outside launches (-1: inside one, where Triton's own allocations
-        # come and go with compiles): which of several tensors made in the call an op reads is a value (red team
-        # 31 picked one of 256 per byte of the answer), and the k-th made repeats from round to round.
-        self.made_storages: dict[int, int] = {}
-        self._made_count = 0
+        # Each maps to how its content was last made (`_provenance`): which of several tensors made in the call
+        # an op reads is a value where their contents differ by host values (red team 31 picked one of 256
+        # `full(..., b)` per byte of the answer), and repeats from round to round where they do not (a workspace
+        # cached at the first call shifts every later storage's order, so the order is no identity).
+        self.made_storages: dict[int, tuple[Any, ...]] = {}
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -259,6 +261,9 @@ class DispatchRecorder(TorchDispatchMode):
         if ledger is not None and name not in _FROM_HOST:
             self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
         kept = _host_extent(args[0])[1] if name in _GROWS and args else None
+        # before the op: an argument grown in place (resize_) comes back on a new storage, which the op made
+        given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in _leaves((args, kwargs))
+                                                  if _is_tensor(t) or _is_storage(t)}
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
         if name.startswith(_UNWRITTEN):
@@ -266,7 +271,10 @@ class DispatchRecorder(TorchDispatchMode):
         elif kept is not None:
             _blank(made, kept)
         if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
-            self._made(made, () if name in _FROM_HOST else args, kwargs)
+            self._made(made, given, self._provenance(name, args, kwargs, made))
+        if not view and args and name.startswith(_REWRITES) and _is_tensor(args[0]):
+            # what a copy's source is; a fill's value
+            self._rewritten(_storage_ptr(args[0]), self._provenance(name, args[1:], kwargs, made, sources=True))
         if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if not view and not self._paused:
@@ -283,14 +291,29 @@ class DispatchRecorder(TorchDispatchMode):
             self._keep(made)
         return out
 
-    def _made(self, made: list[torch.Tensor], args: tuple, kwargs: Mapping | None) -> None:
-        """Keep the storages of an op's outputs that none of its arguments had (in place, set_ and out= ops
-        return an argument's storage)."""
-        given = {_storage_ptr(t) for t in _leaves((args, kwargs)) if _is_tensor(t) or _is_storage(t)}
+    def _made(self, made: list[torch.Tensor], given: set[int], provenance: tuple[Any, ...]) -> None:
+        """Keep the storages of an op's outputs that none of its arguments had before it ran (in place, set_ and
+        out= ops return an argument's storage), with how their content was made."""
         for p in map(_storage_ptr, made):
             if p not in given:
-                self.made_storages[p] = -1 if self._paused else self._made_count
-                self._made_count += not self._paused
+                self.made_storages[p] = provenance
+
+    def _rewritten(self, ptr: int, provenance: tuple[Any, ...]) -> None:
+        """A storage made in the call filled or copied into whole by an op: its content is that op's now."""
+        if ptr in self.made_storages and not self._paused:
+            self.made_storages[ptr] = provenance
+
+    def _provenance(self, name: str, args: tuple, kwargs: Mapping | None, made: list[torch.Tensor],
+                    sources: bool = False) -> tuple[Any, ...]:
+        """How an op makes its output's content: its name and the host values it was handed (a fill's value, a
+        size; with `sources`, where the tensors it reads are: a copy's source), or the first bytes of host-made
+        data; ("launch",) inside a launch."""
+        if self._paused:
+            return ("launch",)
+        if name in _FROM_HOST:
+            return ("host", *(ctypes.string_at(_T_DATA_PTR(t), min(_T_NUMEL(t) * _T_ELEMENT_SIZE(t), 64))
+                              for t in made if _T_DEVICE(t).type == "cpu" and _T_CONTIGUOUS(t)))
+        return (name, *self.scalars.identity(_leaves((args, kwargs)), numbers_only=not sources))
 
     def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
         """The op's scalar arguments and its tensors' places in their storages (a one-element view picked by a
@@ -348,9 +371,14 @@ class DispatchRecorder(TorchDispatchMode):
             self.took_host(self._ledger.check_all() + self._ledger.check(values))
 
     def launch_ends(self, values: list[Any]) -> None:
-        """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table."""
+        """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table; a storage
+        made in the call that it was handed holds what a launch with its host values wrote."""
         if self._ledger is not None:
             self._ledger.refresh(values)
+        provenance = ("launch", *self.scalars.identity(values, numbers_only=True))
+        for t in values:
+            if _is_tensor(t) and _storage_ptr(t) in self.made_storages:
+                self.made_storages[_storage_ptr(t)] = provenance
 
     @contextlib.contextmanager
     def host_code(self, *, mid_launch: bool = False) -> Iterator[None]:

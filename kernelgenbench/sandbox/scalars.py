@@ -71,7 +71,14 @@ def leaves(value: Any, limit: int = MAX_NUMBERS) -> Iterator[tuple[str, Any]]:
             return
         n += 1
         found = _scalar(v)
-        if found is not None:
+        if found is not None and found[0] == "number" and _type(found[1]) is int and abs(found[1]) >> 64:
+            # an int past 64 bits carries as many words as it has (red team 32 packed a whole answer into one
+            # constexpr int): each 32-bit word is a leaf of its own
+            x = abs(found[1])
+            words = [(x >> s) & 0xFFFFFFFF for s in range(0, x.bit_length(), 32)]
+            n += len(words)
+            yield from (_scalar(w if found[1] > 0 else -w) for w in words)
+        elif found is not None:
             yield found
         elif _issubclass(_type(v), _BASE):
             yield from _tensor_meta(v)
@@ -249,19 +256,24 @@ class ScalarLog:
         # made at import stays where it is), or one made in the call; set per call (`places`)
         self._inputs: dict[int, str] = {}
         self._older: frozenset[int] = frozenset()
-        # storages the call's ops made (on any device), given: the recorder's, filled as the call runs; `_order`:
-        # the order each was made in (which of several made tensors is handed over is a value too)
-        self._made: dict[int, int] | None = None
-        self._order: dict[int, int] | None = None
+        # storages the call's ops made (on any device), given: the recorder's, filled as the call runs, each with
+        # how its content was made (which of several made tensors is handed over is a value too)
+        self._made: dict[int, Any] | None = None
+        # the numbers one-element inputs held when the call began (a 0-d divisor or fill value that a wrapper
+        # reads with .item() and passes to its kernel, PyTorch's wrapped-number idiom): handed to a kernel or an
+        # op, such a number is the input itself, logged as ("input", "value"), not a number made on the host
+        self.input_values: frozenset[tuple[str, Any]] = frozenset()
         self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
 
-    def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, int] | None = None,
-               order: dict[int, int] | None = None) -> None:
-        """The call's inputs' storages (address: argument name), the CPU storages alive before it began, (to
-        collect `foreign`) the storages its ops made, and the order they were made in (`order`, the recorder's
-        `made_storages`; `made` is taken as it where given)."""
+    def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, Any] | None = None,
+               values: Any = ()) -> None:
+        """The call's inputs' storages (address: argument name), the CPU storages alive before it began, the
+        storages its ops made with their provenance (the recorder's `made_storages`; also to collect `foreign`),
+        and the numbers its one-element inputs held, read before it began (host numbers only: a small int or a
+        bool would relabel whatever shape number or flag equals it in one round and not in the next)."""
         self._inputs, self._older, self._made = inputs, older, made
-        self._order = order if order is not None else made
+        self.input_values = frozenset(_value_key(leaf) for leaf in map(_scalar, values)
+                                      if leaf is not None and leaf[0] == "number")
 
     def _place(self, ptr: int) -> tuple[str, Any]:
         name = self._inputs.get(ptr)
@@ -269,7 +281,25 @@ class ScalarLog:
             return "place", ("input", name)
         # older: alive before the call (the CPU ledger knows), or on any device not made by the call's ops
         older = ptr in self._older or (self._made is not None and ptr not in self._made)
-        return "place", ("older", ptr) if older else ("made", (self._order or {}).get(ptr, -1))
+        return "place", ("older", ptr) if older else ("made", (self._made or {}).get(ptr, ("launch",)))
+
+    def identity(self, values: Any, numbers_only: bool = False) -> tuple[Any, ...]:
+        """The scalars of `values` as a made storage's provenance (sandbox/dispatch.py): numbers by their bits
+        (an input's own number as the input), tensors as their places; with `numbers_only`, host values alone
+        (numbers, small ints, bools), the first MAX_IDENTITY of them."""
+        out: list[Any] = []
+        for kind, x in leaves(values, MAX_IDENTITY):
+            if kind == "store":
+                if numbers_only:
+                    continue
+                kind, x = self._place(x[0])
+            elif kind == "number":
+                x = _number_key(x)
+                kind, x = ("input", "value") if (kind, x) in self.input_values else (kind, x)
+            elif numbers_only and kind not in ("small", "bool"):
+                continue
+            out.append((kind, x))
+        return tuple(out)
 
     def note_foreign(self, values: Any) -> None:
         """Collect `values`' storages that are neither an input nor made in the call, logging nothing."""
@@ -301,6 +331,8 @@ class ScalarLog:
             if kind == "store":
                 self.foreign_span(*x)
                 kind, x = self._place(x[0])
+            elif kind == "number" and self.input_values and _value_key((kind, x)) in self.input_values:
+                kind, x = "input", "value"
             if kind == "overflow":
                 self.over += x
             elif kind == "number":
@@ -352,12 +384,14 @@ class ScalarLog:
             taken += 1
         return taken
 
-    def changed(self, before: ScalarLog | None, skip: frozenset[str] = frozenset(), only: str = "") -> int:
+    def changed(self, before: ScalarLog | None, skip: frozenset[str] = frozenset(), only: str = "",
+                weigh: bool = False) -> int:
         """How many of this round's scalars `before` (the previous round of the same shapes) did not hand at the
         same place: each call compared with the call of the same name at the same position counted from the
         first call or from the last (an autotuner's first round adds calls in front), the smaller count kept; and
         the sequence of names likewise (which kernel ran when is a channel too). Leaves of a kind in `skip`
-        are not counted (nor calls that hold only those); `only`: leaves of that kind alone, names not."""
+        are not counted (nor calls that hold only those); `only`: leaves of that kind alone, names not; `weigh`:
+        a small int counts for the nibbles it carries (red team 32 packed 20 bits of a bool answer into each)."""
         if before is None:
             return 0
         if only:
@@ -365,13 +399,14 @@ class ScalarLog:
         kept = [n for n in self.order if self._counted(n, skip)]
         total = self.over + _aligned([[n] for n in kept], [[n] for n in before.order if before._counted(n, skip)])
         for name, now in self.calls.items():
-            total += _aligned(now, before.calls.get(name, []), skip)
+            total += _aligned(now, before.calls.get(name, []), skip, weigh=weigh)
         return total
 
     def _counted(self, name: str, skip: frozenset[str]) -> bool:
         return "host" not in skip or not name.startswith(HOST_CALL)
 
 
+MAX_IDENTITY = 32  # scalars kept of what made a storage's content (its op's or launch's host values)
 HOST_CALL = "host:"  # the call name prefix of host-made data logged by `add_host`
 # bytes of one host-made tensor logged word by word: all a call's kept host data (red team 20 put a tiny answer
 # after 64 padding words when only the first 64 were logged)
@@ -380,11 +415,12 @@ _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128"
              "uint32": 4, "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "complex32": 4}
 
 
-def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset(), only: str = "") -> int:
+def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset(), only: str = "",
+             weigh: bool = False) -> int:
     """`_apart` with the calls aligned from the first and from the last, the smaller count."""
     shift = len(now) - len(prev)
-    starts = _apart(now, prev, 0, skip, only)
-    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only))
+    starts = _apart(now, prev, 0, skip, only, weigh)
+    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only, weigh))
 
 
 def _pointer_like(word: bytes) -> bool:
@@ -395,6 +431,11 @@ def _pointer_like(word: bytes) -> bool:
     return not x & 3 and (1 << 32) <= x < (1 << 48)
 
 
+def _value_key(leaf: tuple[str, Any]) -> tuple[str, Any]:
+    """A number leaf as a set key, by its bits (see _number_key)."""
+    return leaf[0], _number_key(leaf[1])
+
+
 def _number_key(x: float | int) -> tuple[str, Any]:
     """A host number as a set key by type and bits: -0.0 is not 0.0, 2.0**24 not 2**24, and every NaN of one bit
     pattern is one value (NaN equals nothing, not even another NaN object)."""
@@ -402,17 +443,22 @@ def _number_key(x: float | int) -> tuple[str, Any]:
 
 
 def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozenset[str] = frozenset(),
-           only: str = "") -> int:
+           only: str = "", weigh: bool = False) -> int:
     """Scalars of `now` not at the same place in `prev`, call i against call i - shift (kinds in `skip` left
-    uncounted; with `only`, that kind alone counted)."""
+    uncounted; with `only`, that kind alone counted; `weigh`: a small int by its nibbles)."""
     total = 0
     for i, call in enumerate(now):
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
-        total += sum(1 for k, leaf in enumerate(call)
+        total += sum(_nibbles(leaf) if weigh else 1 for k, leaf in enumerate(call)
                      if (leaf[0] not in skip or _place_moved(leaf, other, k)) and (not only or leaf[0] == only)
                      and (k >= len(other) or other[k] != leaf))
     return total
+
+
+def _nibbles(leaf: tuple[str, Any]) -> int:
+    """What a changed leaf counts for when weighed: a small int its 4-bit groups (sign included), any other 1."""
+    return (abs(int(leaf[1])).bit_length() + 4) // 4 if leaf[0] == "small" else 1
 
 
 def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:

@@ -68,6 +68,7 @@ _T_LAYOUT = _TENSOR_BASE.__dict__["layout"].__get__
 _T_NESTED = _TENSOR_BASE.__dict__["is_nested"].__get__
 _T_STORAGE = _TENSOR_BASE.untyped_storage
 _T_NUMEL = _TENSOR_BASE.numel
+_T_ITEM = _TENSOR_BASE.item
 _T_SIZE, _T_STRIDE, _T_DTYPE = _TENSOR_BASE.size, _TENSOR_BASE.stride, _TENSOR_BASE.__dict__["dtype"].__get__
 _T_ELEMENT_SIZE = _TENSOR_BASE.element_size
 _T_DETACH = _TENSOR_BASE.detach  # a second tensor object on the same storage
@@ -490,8 +491,9 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
     older = b.ledger.live() - storages.keys()
-    rec.scalars.places(storages, older, order=rec.made_storages)  # a tensor handed over: which storage it is
-    counter.scalars.places(storages, older, rec.made_storages)  # and a launch's older storages are collected
+    held = _one_element_values(inputs)
+    rec.scalars.places(storages, older, rec.made_storages, values=held)  # a tensor handed over: which storage it is
+    counter.scalars.places(storages, older, rec.made_storages, values=held)
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -537,6 +539,12 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
 
 
+def _one_element_values(inputs: list[Any]) -> list[float]:
+    """What the call's one-element floating-point inputs hold, read before it begins (not through anything of
+    the candidate's: the exact tensor type's own item)."""
+    return [_T_ITEM(t) for t in inputs if _type(t) is _TENSOR and _T_NUMEL(t) == 1 and _T_DTYPE(t).is_floating_point]
+
+
 def call_shape(args: dict[str, Any]) -> tuple:
     """The call's arguments as far as they shape it (sizes, strides, dtypes, scalars), taken before the call."""
     return tuple((k, _shape_key(v)) for k, v in args.items())
@@ -569,7 +577,7 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     pairs = list(zip(found, before[0], strict=True))
     if _entered_otherwise(path, before[2]):
         pairs = pairs[1:]  # found[0] is the launches' log
-    return (sum(now.changed(prev, _HOST_ONLY) for now, prev in pairs),
+    return (sum(now.changed(prev, _HOST_ONLY, weigh=True) for now, prev in pairs),
             sum(now.changed(prev, _PLACES) for now, prev in pairs),
             sum(now.changed(prev, only="host") for now, prev in pairs))
 
