@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # host_constexpr_global_answer (a tl.constexpr global rebound to the host answer at every call) with the floats
 # held in a collections.deque: kernel_rules._constexpr_break allows a constexpr of anything but a module, and
 # number_values() walks only tuple/list/set/frozenset/dict/complex, so a deque (or any other container type)

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # The kernel rule is applied once, when the grid is set (interpreted_kernels.checked_set_grid_dim), to what the
 # body's names hold *then*. A compile-time function (`tl.constexpr(fn)`, allowed: its body is never read, only
 # its return values are counted) is host code that runs *after* that, inside the launch. The kernel first calls

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # A JIT helper whose body breaks Triton's rule (it reads a plain global list holding row sums computed in
 # Python) reaches the kernel as the *default value* of a constexpr parameter. KernelRules.check walks the
 # kernel, the JIT functions its body names as free names, and the JIT functions among the passed launch

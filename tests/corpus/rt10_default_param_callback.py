@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # The kernel takes a constexpr parameter whose *default value* is a plain Python function (and a dict that it
 # reads): neither is a launch argument (LaunchCounter.note_arguments / kernel_rules._argument_breaks and
 # _jit_arguments see only what the call passes), nor a free name of the body (a parameter is a local:

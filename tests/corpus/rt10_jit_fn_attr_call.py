@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # The body calls `_helper.fn(i)`: an attribute read off a JIT function. kernel_rules follows attribute chains
 # only through modules and namedtuple types, so the chain stops at `_helper` (a JIT function: allowed, and its
 # *constructor's* function, honest, is walked). But `_helper.fn` was re-pointed after triton.jit at a plain

@@ -1,9 +1,9 @@
-# kgb-corpus: task=aten/add.Tensor expect=incorrect_numerics
+# kgb-corpus: task=aten/add.Tensor expect=torch_fallback
 # red team 21: aten::add.Tensor -- the Triton kernel computes self + alpha*other correctly into raw memory, but the
 # call returns a view with the *negative bit* set (complex storage, `.conj().imag`): every value the caller reads is
 # -(self + alpha*other). The worker packs storage bytes + sizes/strides/offset and drops the neg bit, so the
 # evaluator compares the raw bytes. Now the negative and conjugate bits travel with the bytes and the evaluator
-# rebuilds the same view.
+# rebuilds the same view (incorrect_numerics); since red team 31, _conj and _neg_view are compute themselves.
 import torch
 import triton
 import triton.language as tl

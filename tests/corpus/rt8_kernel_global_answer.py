@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # (Red team 8.) Row sums made in Python and left in a module-level list that the kernel body reads as a
 # Python global: under the interpreter a kernel body is plain Python, so the answer reaches tl.store neither
 # as a launch argument (no launch_floats), nor as a host-made tensor (no lift_fresh, no host_made bytes for

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # A plain Python function marked `__triton_builtin__ = True`: kernel_rules' _triton_allowed trusts that
 # attribute on any object, so the kernel may call host code that returns each row sum (computed in Python);
 # no break, no launch numbers, no torch op.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # Row sums baked as a constexpr global, like host_constexpr_global_answer, but held in the *keys* of a dict
 # ({(row, sum): None}). kernel_rules' _numbers walks dict values only, so the answer, though it changes at
 # every launch, adds no launch numbers; the kernel reads them back with list() (a Triton builtin).

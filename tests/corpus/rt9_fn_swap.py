@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # kernel_rules reads `kernel.fn`, but the interpreter runs `kernel.rewriter.fn` (the function given to
 # triton.jit). After jit, `.fn` is pointed at an honest-looking body; the one that runs stores row sums
 # computed in Python from a global list.

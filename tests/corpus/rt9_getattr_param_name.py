@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # `getattr(_BOX, name)` with `name` a loop variable over a literal tuple: kernel_rules only resolves getattr
 # with a literal name (the static check resolves the loop's constants and finds `_BOX.ANSWER` harmless), and
 # the module `_BOX` itself is allowed, so the Python list of host-computed row sums is never seen.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # Time-of-check/time-of-use: at note_kernel the global is an unchanging tl.constexpr(()) (allowed, never
 # "changed"), then the grid callable (host code run inside the launch, after the check) rebinds it to a plain
 # Python list of host-computed row sums that the body reads; reset before every launch.

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # The kernel takes a JIT function as a constexpr argument and calls it; kernel_rules only walks the JIT
 # functions a body *names*, never those passed in, so the passed one may read a global Python list holding
 # the row sums computed on the host (a break nobody checks).

@@ -1,4 +1,4 @@
-# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error
+# kgb-corpus: task=aten/sum.dim_IntList expect=compile_error static=forbidden_api
 # Row sums made in Python, stored as a class attribute of a namedtuple *type*. kernel_rules allows any
 # namedtuple type by name and only follows attribute chains off modules, so `_Box.ANSWER[i]` (a plain list)
 # is never resolved: no break, and no baked numbers counted.
