@@ -215,6 +215,26 @@ def test_which_tensor_made_in_the_call_an_op_reads_is_a_value_where_their_conten
     assert call([0, 6, 2], cache_fill=False).changed(first, frozenset({"place"})) == 2  # grown by resize_, filled
 
 
+def test_a_made_storage_a_launch_wrote_is_known_by_the_launchs_host_values():
+    """Tables written by a Triton launch handed the byte each should hold: the launch's numbers tell them apart."""
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    def call(pick: int) -> ScalarLog:
+        rec, _, _ = sealed_recorder()
+        rec.scalars.places({}, frozenset(), rec.made_storages)
+        with rec:
+            tables = [torch.empty(9) for _ in range(3)]
+            for b, t in enumerate(tables):
+                rec.paused += 1  # as the launch counter does around a launch
+                rec.launch_ends([t, b, 9])
+                rec.paused -= 1
+            torch.empty(9).copy_(tables[pick])
+        return rec.scalars
+
+    assert call(1).changed(call(1), frozenset({"place"})) == 0
+    assert call(2).changed(call(1), frozenset({"place"})) == 1
+
+
 def test_a_number_a_one_element_input_held_is_the_input_not_a_host_value():
     """PyTorch's wrapped-number idiom (a 0-d divisor read with .item() and passed to the kernel by value): a
     launch handed the number a one-element input held when the call began is logged as the input; a small int

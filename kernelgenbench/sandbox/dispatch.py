@@ -272,13 +272,13 @@ class DispatchRecorder(TorchDispatchMode):
             _blank(made, kept)
         if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
             self._made(made, given, self._provenance(name, args, kwargs, made))
-        if not view and args and name.startswith(_REWRITES) and _is_tensor(args[0]):
-            # what a copy's source is; a fill's value
-            self._rewritten(_storage_ptr(args[0]), self._provenance(name, args[1:], kwargs, made, sources=True))
         if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if not view and not self._paused:
             self._log_scalars(name, args, kwargs)
+        if not view and args and name.startswith(_REWRITES) and _is_tensor(args[0]):
+            # now what a copy's source is, or a fill's value (logged above as it was before)
+            self._rewritten(_storage_ptr(args[0]), self._provenance(name, args[1:], kwargs, made, sources=True))
         if not self._paused and (name.startswith(SEED_OPS) or (
                 name.startswith(SEED_BUMPS) and made and all(_T_DTYPE(t) in _OFFSET_DTYPES for t in made))):
             self._seed(name, made)
