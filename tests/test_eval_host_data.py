@@ -75,8 +75,8 @@ def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -
         return rec.scalars
 
     rounds: dict = {}
-    assert _leaves_changed(rounds, ("s",), (made(1.5),), compiled=True) == (0, 0, 0)  # nothing before it
-    assert _leaves_changed(rounds, ("s",), (made(2.5),), compiled=False) == (0, 0, 0)  # JIT path, then cache
+    assert _leaves_changed(rounds, ("s",), (made(1.5),), compiled=True) == (0, 0, 0, ())  # nothing before it
+    assert _leaves_changed(rounds, ("s",), (made(2.5),), compiled=False) == (0, 0, 0, ())  # JIT path, then cache
     assert _leaves_changed(rounds, ("s",), (made(3.5),), compiled=False)[1] == 1  # cache, then cache
     assert _leaves_changed(rounds, ("s",), (made(4.5),), compiled=True)[1] == 1  # cache, then a compile
     assert _leaves_changed(rounds, ("s",), (made(5.5),), compiled=True)[1] == 1  # a compile every call
@@ -101,10 +101,11 @@ def test_rounds_that_entered_the_same_launches_another_way_compare_their_ops_onl
         return log, rec.scalars
 
     rounds: dict = {}
-    assert _leaves_changed(rounds, ("s",), logs(3, 1.5), path=("jit",)) == (0, 0, 0)
+    assert _leaves_changed(rounds, ("s",), logs(3, 1.5), path=("jit",)) == (0, 0, 0, ())
     assert _leaves_changed(rounds, ("s",), logs(4, 1.5), path=("direct",))[1] == 0  # launches' logs left out
     assert _leaves_changed(rounds, ("s",), logs(4, 2.5), path=("jit",))[1] == 1  # the ops' log still counts
-    assert _leaves_changed(rounds, ("s",), logs(5, 2.5), path=("jit",))[1] == 1  # same path: launches compared
+    same_path = _leaves_changed(rounds, ("s",), logs(5, 2.5), path=("jit",))
+    assert same_path[1] == 1 and same_path[3] == ("k#1 #0 scalar 0: ('small', 4) -> ('small', 5)",)  # named
     assert _leaves_changed(rounds, ("s",), logs(6, 2.5, launches=2), path=("jit", "jit"))[1] >= 1  # count changed
 
 

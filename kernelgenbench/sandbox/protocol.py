@@ -237,6 +237,7 @@ class CallReport(Message):
     # a handful of elements is judged (a shape table repeats, an answer made on the host does not)
     values_changed: int = 0
     host_changed: int = 0  # of those, host-made data's values (pointer-like words aside): a small output's channel
+    changed_where: tuple[str, ...] = ()  # the first of those values: which call, which scalar, from what to what
     # what the call's interpreted kernels name that no GPU compile allows (sandbox/kernel_rules.py)
     kernel_rule_breaks: tuple[str, ...] = ()
     # loads and stores of interpreted launches outside every tensor's memory, and the first of them

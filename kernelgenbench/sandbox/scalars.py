@@ -402,6 +402,22 @@ class ScalarLog:
             total += _aligned(now, before.calls.get(name, []), skip, weigh=weigh)
         return total
 
+    def differences(self, before: ScalarLog | None, skip: frozenset[str] = frozenset(), limit: int = 3) -> list[str]:
+        """The first `limit` scalars this round handed where `before` handed others (calls aligned from the first),
+        each as "<call name> #<call> scalar <position>: <before> -> <now>": what a host_compute verdict names."""
+        out: list[str] = []
+        for name, now in self.calls.items() if before is not None else ():
+            prev = before.calls.get(name, [])
+            for i, call in enumerate(now):
+                other = prev[i] if i < len(prev) else []
+                for k, leaf in enumerate(call):
+                    if (leaf[0] not in skip or _place_moved(leaf, other, k)) and (k >= len(other) or other[k] != leaf):
+                        was = _shown(other[k]) if k < len(other) else "nothing"
+                        out.append(f"{name} #{i} scalar {k}: {was} -> {_shown(leaf)}")
+                        if len(out) >= limit:
+                            return out
+        return out
+
     def _counted(self, name: str, skip: frozenset[str]) -> bool:
         return "host" not in skip or not name.startswith(HOST_CALL)
 
@@ -454,6 +470,14 @@ def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozen
                      if (leaf[0] not in skip or _place_moved(leaf, other, k)) and (not only or leaf[0] == only)
                      and (k >= len(other) or other[k] != leaf))
     return total
+
+
+def _shown(leaf: tuple[str, Any]) -> str:
+    """A leaf as a verdict shows it: a number as its value, anything else as (kind, value), cut short."""
+    kind, x = leaf
+    if kind == "number" and _type(x) is tuple and x[0] == "f":
+        return repr(struct.unpack("<d", x[1])[0])
+    return repr(x[1] if kind == "number" else leaf)[:120]
 
 
 def _nibbles(leaf: tuple[str, Any]) -> int:

@@ -522,7 +522,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             rec.closing(_flatten(ret) + inputs)
             # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
-            changed, values_changed, host_changed = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
+            changed, values_changed, host_changed, where = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
                                                                     compiled=counter.compile_s > 0,
                                                                     path=tuple(counter.paths))
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
@@ -533,7 +533,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
                         **_tallies(rec, counter), launch_leaves_changed=changed, values_changed=values_changed,
-                        host_changed=host_changed,
+                        host_changed=host_changed, changed_where=where,
                         tampering=tuple(marks),
                         returns_none=ret is None, **_evidence(session, watch, at_start, b))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
@@ -551,13 +551,13 @@ def call_shape(args: dict[str, Any]) -> tuple:
 
 
 def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
-                    compiled: bool = False, path: tuple[str, ...] = ()) -> tuple[int, int, int]:
+                    compiled: bool = False, path: tuple[str, ...] = ()) -> tuple[int, int, int, tuple[str, ...]]:
     """How many of the scalars this call handed its launches and ops (small ints, string chunks, bools, dtypes,
     tensor places) the last recorded call with the same shapes and scalars (`call_shape`: the workload's previous
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
     Second, the same count over every value but tensor places, host-made data's first values included (what a
-    tiny output is judged by); third, over host-made data's first values alone (a small output's). The call's
-    logs are kept for the next round.
+    tiny output is judged by); third, over host-made data's first values alone (a small output's); fourth, the
+    first of the second count's values, described. The call's logs are kept for the next round.
 
     A call that compiled a kernel (`compiled`) is compared with none after it that did not: a library's first
     launch goes through Triton's JIT entry and later ones through its own cache of compiled kernels (FlagGems'
@@ -573,13 +573,14 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     before = rounds.get(shape)
     rounds[shape] = (found, compiled, path)
     if before is None or (before[1] and not compiled):
-        return 0, 0, 0
+        return 0, 0, 0, ()
     pairs = list(zip(found, before[0], strict=True))
     if _entered_otherwise(path, before[2]):
         pairs = pairs[1:]  # found[0] is the launches' log
-    return (sum(now.changed(prev, _HOST_ONLY, weigh=True) for now, prev in pairs),
-            sum(now.changed(prev, _PLACES) for now, prev in pairs),
-            sum(now.changed(prev, only="host") for now, prev in pairs))
+    values = sum(now.changed(prev, _PLACES) for now, prev in pairs)
+    where = tuple(d for now, prev in pairs for d in now.differences(prev, _PLACES))[:3] if values else ()
+    return (sum(now.changed(prev, _HOST_ONLY, weigh=True) for now, prev in pairs), values,
+            sum(now.changed(prev, only="host") for now, prev in pairs), where)
 
 
 _ENTRIES = frozenset({"jit", "grid", "direct"})  # the ways into a compiled launch (sandbox/launches.py)

@@ -133,9 +133,10 @@ def _tiny(task: Task, report: CallReport, largest: int) -> str | None:
                 f"{largest} element(s): more than the round comparison can read ({HOST_KEEP_BYTES} bytes); an "
                 f"answer can hide there")
     if 2 * report.values_changed >= largest:
+        where = f" (first: {'; '.join(report.changed_where)})" if report.changed_where else ""
         return (f"{report.values_changed} value(s) handed to Triton kernels or aten ops, or made into tensors on "
                 f"the host, changed from the previous round of the same shapes and scalars, for an output of "
-                f"{largest} element(s): an answer computed on the host (a wrapper's constants repeat)")
+                f"{largest} element(s): an answer computed on the host (a wrapper's constants repeat){where}")
     return None
 
 
