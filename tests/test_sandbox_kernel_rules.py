@@ -131,3 +131,45 @@ def test_getattr_by_a_run_time_name_on_a_kernel_value_is_a_break():
         return getattr(x, "dtype")  # noqa: B009 - a literal name: no break
 
     assert [root for root, _, _ in _read_code(body.__code__).dynamic] == [""]
+
+
+_aggregate = getattr(triton, "aggregate", None) or tl.core._aggregate
+
+
+@_aggregate
+class _Row:
+    base: tl.tensor
+    n: tl.tensor
+
+    def __init__(self, base, n):
+        self.base = base
+        self.n = n
+
+
+@_aggregate
+class _PeekRow:
+    base: tl.tensor
+
+    def __init__(self, base):
+        self.base = base
+        base.handle.data[...] = 0  # host data of a block, in the constructor the interpreter runs
+
+
+@triton.jit
+def _uses_row(out_ptr):
+    row = _Row(out_ptr, 1)
+    tl.store(row.base, tl.load(row.base) + row.n)
+
+
+@triton.jit
+def _uses_peek_row(out_ptr):
+    row = _PeekRow(out_ptr)
+    tl.store(row.base, tl.load(row.base))
+
+
+def test_a_triton_aggregate_of_the_candidates_is_judged_by_its_constructor():
+    """`@triton.aggregate` (Triton 3.4+) records built in a kernel: the class is no break, its __init__ is judged
+    as a kernel body (setting its own fields is allowed; a block's host data is not)."""
+    assert _breaks(_uses_row) == []
+    (why,) = _breaks(_uses_peek_row)
+    assert why.startswith("_PeekRow.__init__") and "`.handle`" in why

@@ -85,6 +85,7 @@ class KernelRules:
         breaks = [b for i, v in enumerate(args) for b in _argument_breaks(i, v, tc)]
         numbers: list[float | int] = []
         seen: set[CodeType] = set()
+        settable: dict[CodeType, frozenset[str]] = {}  # an aggregate's __init__: the fields it sets on itself
         todo = [_own(runs(kernel), tc)] + [_own(runs(v), tc) for v in _jit_arguments(args)]
         while todo:
             fn = todo.pop()
@@ -104,9 +105,15 @@ class KernelRules:
                     continue  # host code a GPU compile runs on constants (interpreted: recorded and counted)
                 if _jit(inner):
                     todo.append(_own(runs(inner), tc))
+                elif (made := _user_aggregate(inner, tc)) is not None:  # its __init__ and methods: kernel bodies
+                    todo.extend(_own(f if isinstance(f, FunctionType) else runs(f), tc) for f in made)
+                    fields = _type_dict(inner).get("__aggregate_fields__", ())
+                    init_code = getattr(made[0], "__code__", None) if made and isinstance(made[0], FunctionType) else None
+                    if init_code is not None and type(fields) is tuple:
+                        settable[init_code] = frozenset(f for f in fields if type(f) is str)
                 else:
                     numbers.extend(self._changed((fn.__code__, ref), value))
-            breaks.extend(_body_breaks(fn, body, tc))
+            breaks.extend(_body_breaks(fn, body, tc, settable.get(fn.__code__, frozenset())))
         return breaks, numbers
 
     def literals(self) -> tuple[Any, ...]:
@@ -167,8 +174,10 @@ def _own(fn: FunctionType | None, tc: TritonCode | None = None) -> FunctionType 
     return None if fn is None or (tc or default_triton()).function(fn) else fn
 
 
-def _body_breaks(fn: FunctionType, body: _Body, tc: TritonCode | None = None) -> Iterator[str]:
-    """What the body does that no GPU compile accepts, whatever its names hold."""
+def _body_breaks(fn: FunctionType, body: _Body, tc: TritonCode | None = None,
+                 settable: frozenset[str] = frozenset()) -> Iterator[str]:
+    """What the body does that no GPU compile accepts, whatever its names hold (`settable`: the attributes an
+    aggregate's `__init__` sets, its fields, which triton's own `__setattr__` checks)."""
     for line in body.handles:
         yield (f"{fn.__qualname__} (line {line}) reads `.handle`, the interpreter's numpy array behind a block: "
                f"no GPU compiles it")
@@ -176,7 +185,8 @@ def _body_breaks(fn: FunctionType, body: _Body, tc: TritonCode | None = None) ->
         yield (f"{fn.__qualname__} (line {line}) reads or sets `.{attr}`: no GPU compile reads an object's "
                f"internals (the interpreter would hand over a block's host data)")
     for attr, line in body.attr_writes:
-        yield f"{fn.__qualname__} (line {line}) assigns the attribute `.{attr}`, which a GPU compile refuses"
+        if attr not in settable:
+            yield f"{fn.__qualname__} (line {line}) assigns the attribute `.{attr}`, which a GPU compile refuses"
     scope = _scope(fn)
     for root, attrs, line in body.chains:
         if _interpreter_own(scope.get(root, _Absent), root, "", tc) and (root, *attrs[:1]) not in _rewrite_refs()[1]:
@@ -586,7 +596,42 @@ def _triton_allowed(value: Any, via: str = "", tc: TritonCode | None = None) -> 
     marked = getattr(value, "__triton_builtin__", False) is True or getattr(value, "__triton_aggregate__", False) is True
     if marked and _member_of(value, ("triton",), via, tc):
         return True  # a builtin's mark is trusted only on what triton's own modules hold
+    if _user_aggregate(value, tc or default_triton()) is not None:
+        return True  # its own functions are judged as the kernel's (KernelRules.check)
     return _member_of(value, _TRITON_LANGUAGE, via, tc)
+
+
+def _user_aggregate(value: Any, tc: TritonCode) -> list[Any] | None:
+    """For a class `@triton.aggregate` made of the candidate's (Triton 3.4+: a record of blocks built in a
+    kernel), the functions of the candidate's it runs (its `__init__`, which the interpreter runs on the
+    blocks, and its JIT methods), to be judged as kernel bodies; None for anything else, or for a class whose
+    other members are not triton's aggregate machinery, plain data and JIT functions."""
+    if not isinstance(value, type) or _type_dict(value).get("__triton_aggregate__") is not True:
+        return None
+    new = _type_dict(value).get("__new__")
+    make = getattr(new, "__func__", None)
+    if not isinstance(make, FunctionType) or not tc.function(make):
+        return None  # not made by triton's _aggregate
+    cells = dict(zip(make.__code__.co_freevars, make.__closure__ or (), strict=False))
+    try:
+        init = cells["init"].cell_contents
+    except (KeyError, ValueError):
+        return None
+    own: list[Any] = [] if isinstance(init, FunctionType) and tc.function(init) else [init]
+    for member in _type_dict(value).values():
+        fn = getattr(member, "__func__", member)
+        if _jit(member):
+            own.append(member)
+        elif isinstance(fn, FunctionType) and not tc.function(fn):
+            return None  # a plain Python method of the candidate's: the interpreter would run it on blocks
+        elif isinstance(member, (property, type)) and not (isinstance(member, property) and tc.function(member.fget)):
+            return None
+    return own if all(isinstance(f, FunctionType) or _jit(f) for f in own) else None
+
+
+def _type_dict(cls: type) -> Any:
+    """A class's own namespace, read through type's accessor (a metaclass cannot answer for it)."""
+    return type.__dict__["__dict__"].__get__(cls)
 
 
 def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "", tc: TritonCode | None = None) -> bool:
