@@ -252,3 +252,30 @@ def test_a_number_a_one_element_input_held_is_the_input_not_a_host_value():
     assert launch(-7.25, 3, 1.0).changed(first) == 0 and len(first.floats) == 2  # 0.5 and 1.0 are host numbers
     assert launch(1.5, 4, 1.0).changed(first) == 1  # the small int is compared
     assert launch(1.5, 3, 3.0).changed(first) == 1  # and so is a number no input held
+
+
+def test_numbers_the_candidate_spells_or_holds_at_import_are_no_distinct_host_values(tmp_path):
+    """A libm-style kernel handed its polynomial coefficients as a constexpr tuple (false-positive hunt 12): numbers
+    written in the source, or held by the module's globals right after its import, exist before any call's data;
+    they stay out of the distinct floats and are still compared by position with the previous round."""
+    import triton.language as tl
+
+    from kernelgenbench.sandbox.scalars import module_numbers, source_numbers
+
+    src = tmp_path / "c.py"
+    src.write_text("SCALE = 0.25\n")
+    loop = [0.5]
+    loop.append(loop)
+    held = module_numbers({"C": (1.0 / 3.0, [1.0 / 7.0]), "K": tl.constexpr(2.0 / 9.0), "L": loop, "N": 3})
+    literals = source_numbers(str(src)) | held
+
+    def launch(extra: float) -> ScalarLog:
+        log = ScalarLog()
+        log.places({}, frozenset(), {}, literals=literals)
+        log.start("k")
+        log.add((0.25, -0.25, 1.0 / 3.0, 1.0 / 7.0, 2.0 / 9.0, 0.5, extra))
+        return log
+
+    first = launch(1.5)
+    assert len(first.floats) == 1  # 1.5 alone
+    assert launch(2.5).changed(first) == 1

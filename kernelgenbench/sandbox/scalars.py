@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import struct
 import sys
 import types
@@ -259,6 +260,7 @@ class ScalarLog:
         # storages the call's ops made (on any device), given: the recorder's, filled as the call runs, each with
         # how its content was made (which of several made tensors is handed over is a value too)
         self._made: dict[int, Any] | None = None
+        self._literals: Any = frozenset()
         # the numbers one-element inputs held when the call began (a 0-d divisor or fill value that a wrapper
         # reads with .item() and passes to its kernel, PyTorch's wrapped-number idiom): handed to a kernel or an
         # op, such a number is the input itself, logged as ("input", "value"), not a number made on the host
@@ -266,12 +268,13 @@ class ScalarLog:
         self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
 
     def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, Any] | None = None,
-               values: Any = ()) -> None:
+               values: Any = (), literals: Any = frozenset()) -> None:
         """The call's inputs' storages (address: argument name), the CPU storages alive before it began, the
         storages its ops made with their provenance (the recorder's `made_storages`; also to collect `foreign`),
         and the numbers its one-element inputs held, read before it began (host numbers only: a small int or a
-        bool would relabel whatever shape number or flag equals it in one round and not in the next)."""
-        self._inputs, self._older, self._made = inputs, older, made
+        bool would relabel whatever shape number or flag equals it in one round and not in the next);
+        `literals`: the numbers written in the candidate's source (`source_numbers`), no distinct host values."""
+        self._inputs, self._older, self._made, self._literals = inputs, older, made, literals
         self.input_values = frozenset(_value_key(leaf) for leaf in map(_scalar, values)
                                       if leaf is not None and leaf[0] == "number")
 
@@ -337,7 +340,9 @@ class ScalarLog:
                 self.over += x
             elif kind == "number":
                 key = _number_key(x)
-                if len(self.floats) < MAX_LOGGED and key not in self.floats:
+                # a constant the source spells (a polynomial's coefficients handed as a constexpr tuple) is no
+                # value made from the data; by position it is still compared with the previous round
+                if len(self.floats) < MAX_LOGGED and key not in self.floats and key not in self._literals:
                     self.floats.add(key)
                     taken += 1
                 if self.kept < MAX_LOGGED:  # by position too: bits as the signs of zeros are two values
@@ -445,6 +450,45 @@ def _pointer_like(word: bytes) -> bool:
     allocator, not with the data. Such a word carries at most 44 bits: no more than 16-aligned ones would."""
     x = int.from_bytes(word, "little")
     return not x & 3 and (1 << 32) <= x < (1 << 48)
+
+
+def source_numbers(path: str) -> frozenset[tuple[str, Any]]:
+    """The host numbers (floats, float-sized ints) a Python source file spells, negated ones too, as distinct-float
+    keys; none where it does not parse (the import reports that)."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return frozenset()
+    found = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and _type(n.value) in (int, float)]
+    return frozenset(_number_key(x) for v in found for x in (v, -v)
+                     if _type(v) is float or abs(v) >= INT_AS_BITS)
+
+
+def module_numbers(namespace: dict[str, Any], limit: int = 4096) -> frozenset[tuple[str, Any]]:
+    """The host numbers a module's globals hold right after its import (constants, tuples, lists and dicts of them,
+    constexprs), as distinct-float keys: what exists before any call cannot come from a call's data. Exact types
+    only, read through their base types (a subclass's own code never runs here); at most `limit`."""
+    constexpr = getattr(sys.modules.get("triton.language"), "constexpr", None)
+    out: set[tuple[str, Any]] = set()
+    stack, seen = list(dict.values(namespace)), set()
+    while stack and len(out) < limit and len(seen) < limit:
+        v = stack.pop()
+        if _type(v) in (tuple, list, frozenset, set, dict):
+            if id(v) in seen:  # a list holding itself, a table shared twice
+                continue
+            seen.add(id(v))
+        if _type(v) is float or (_type(v) is int and abs(v) >= INT_AS_BITS):
+            out.update((_number_key(v), _number_key(-v)))
+        elif _type(v) in (tuple, list, frozenset, set):
+            stack.extend(itertools.islice(iter(v), limit))  # the exact builtin types' own iterators
+        elif _type(v) is dict:
+            stack.extend(itertools.islice(dict.values(v), limit))
+        elif constexpr is not None and _type(v) is constexpr:
+            stack.append(object.__getattribute__(v, "__dict__").get("value"))
+    return frozenset(out)
 
 
 def _value_key(leaf: tuple[str, Any]) -> tuple[str, Any]:

@@ -46,7 +46,7 @@ from kernelgenbench.sandbox.protocol import (
     encode,
     replaced,
 )
-from kernelgenbench.sandbox.scalars import ScalarLog
+from kernelgenbench.sandbox.scalars import ScalarLog, module_numbers, source_numbers
 from kernelgenbench.sandbox.tamper_watch import MISSING, guard, watched_functions
 
 TRACE_CHARS = 3000
@@ -417,6 +417,7 @@ class _Bound:
     kernels: Any  # sandbox/interpreted_kernels.py's InterpretedKernels: the functions the interpreter runs
     rounds: dict  # per workload's shapes and scalars: the scalars its last recorded call handed to its launches
     foreign_kernels: Callable[[Any], list[str]]  # sandbox/dispatch_table.py: ops given a kernel from Python
+    literals: set  # the numbers written in the candidate's source, read before its import (sandbox/scalars.py)
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -441,7 +442,8 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     watched.update(kernels.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels)
+               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
+               set())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -492,8 +494,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
-    rec.scalars.places(storages, older, rec.made_storages, values=held)  # a tensor handed over: which storage it is
-    counter.scalars.places(storages, older, rec.made_storages, values=held)
+    rec.scalars.places(storages, older, rec.made_storages, values=held, literals=b.literals)  # which storage it is
+    counter.scalars.places(storages, older, rec.made_storages, values=held, literals=b.literals)
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -856,6 +858,7 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     s.activity.armed = True
     s.b.hooks.open()
     modes = (_FN_MODES(), _DISPATCH_MODES())
+    s.b.literals.update(source_numbers(setup["code_path"]))
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
@@ -864,6 +867,7 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
         return None
     s.activity.armed = False
     s.b.ledger.adopt_live()  # tables made at import are no call's host data
+    s.b.literals.update(module_numbers(vars(module)))  # nor the numbers it holds then
     # A library may install hooks at import (a signal handler): they are put back, and only a refused audit hook
     # or record_function switch-off is evidence here.
     refused = [m for m in s.b.hooks.close() if "refused" in m]
