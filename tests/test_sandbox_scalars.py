@@ -279,3 +279,42 @@ def test_numbers_the_candidate_spells_or_holds_at_import_are_no_distinct_host_va
     first = launch(1.5)
     assert len(first.floats) == 1  # 1.5 alone
     assert launch(2.5).changed(first) == 1
+
+
+def test_which_view_a_clone_or_launch_read_tells_made_tables_apart_and_a_cached_workspace_does_not():
+    """Red team 33 made its byte tables by cloning `base[b:b+1].expand(16)`: a provenance holds every scalar an op
+    was handed, the view's offset included. A workspace made at the first call and handed to a launch at the next
+    folds into the launch's provenance as it was made, so what the launch writes is the same place both rounds."""
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    def tables(pick: int) -> ScalarLog:
+        rec, _, _ = sealed_recorder()
+        rec.scalars.places({}, frozenset(), rec.made_storages)
+        with rec:
+            base = torch.arange(4.0)
+            vals = [base[b:b + 1].expand(16).clone() for b in range(4)]
+            torch.empty(16).copy_(vals[pick])
+        return rec.scalars
+
+    assert tables(2).changed(tables(1), frozenset({"place"})) == 1
+
+    kept: dict = {}
+
+    def call() -> ScalarLog:
+        rec, _, _ = sealed_recorder()
+        rec.carry(kept)
+        rec.scalars.places({}, frozenset(), rec.made_storages, before=rec.carried)
+        with rec:
+            if "ws" not in cache:
+                cache["ws"] = torch.empty(8)
+            res = torch.empty(1)
+            rec.paused += 1  # a launch reading the workspace, writing res
+            rec.launch_ends([cache["ws"], res, 8])
+            rec.paused -= 1
+            torch.empty(1).copy_(res)
+        kept.update(rec.first_made)
+        return rec.scalars
+
+    cache: dict = {}
+    first = call()
+    assert call().changed(first, frozenset({"place"})) == 0

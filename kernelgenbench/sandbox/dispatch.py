@@ -207,6 +207,10 @@ class DispatchRecorder(TorchDispatchMode):
         # `full(..., b)` per byte of the answer), and repeats from round to round where they do not (a workspace
         # cached at the first call shifts every later storage's order, so the order is no identity).
         self.made_storages: dict[int, tuple[Any, ...]] = {}
+        self.first_made: dict[int, tuple[Any, ...]] = {}  # each one's provenance as it was made (kept across calls)
+        # storages earlier calls made (a workspace cached at the first call), each with its provenance, which
+        # starts as it was made and follows this call's writes as a made storage's does (`carry`)
+        self.carried: dict[int, tuple[Any, ...]] = {}
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -261,9 +265,12 @@ class DispatchRecorder(TorchDispatchMode):
         if ledger is not None and name not in _FROM_HOST:
             self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
         kept = _host_extent(args[0])[1] if name in _GROWS and args else None
-        # before the op: an argument grown in place (resize_) comes back on a new storage, which the op made
+        # before the op: an argument grown in place (resize_) comes back on a new storage, which the op made; and
+        # what it is handed, as it is before it runs (the provenance of what it makes or rewrites)
         given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in _leaves((args, kwargs))
                                                   if _is_tensor(t) or _is_storage(t)}
+        rewrite = not view and bool(args) and name.startswith(_REWRITES) and _is_tensor(args[0])
+        provenance = self._provenance(name, args[1:] if rewrite else args, kwargs)
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
         if name.startswith(_UNWRITTEN):
@@ -271,14 +278,13 @@ class DispatchRecorder(TorchDispatchMode):
         elif kept is not None:
             _blank(made, kept)
         if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
-            self._made(made, given, self._provenance(name, args, kwargs, made))
+            self._made(made, given, self._host_provenance(made) if name in _FROM_HOST else provenance)
         if ledger is not None and (not view or name in _FROM_HOST):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         if not view and not self._paused:
             self._log_scalars(name, args, kwargs)
-        if not view and args and name.startswith(_REWRITES) and _is_tensor(args[0]):
-            # now what a copy's source is, or a fill's value (logged above as it was before)
-            self._rewritten(_storage_ptr(args[0]), self._provenance(name, args[1:], kwargs, made, sources=True))
+        if rewrite:  # now what a copy's source was, or a fill's value (logged above as it was before)
+            self._rewritten(_storage_ptr(args[0]), provenance)
         if not self._paused and (name.startswith(SEED_OPS) or (
                 name.startswith(SEED_BUMPS) and made and all(_T_DTYPE(t) in _OFFSET_DTYPES for t in made))):
             self._seed(name, made)
@@ -296,24 +302,34 @@ class DispatchRecorder(TorchDispatchMode):
         out= ops return an argument's storage), with how their content was made."""
         for p in map(_storage_ptr, made):
             if p not in given:
-                self.made_storages[p] = provenance
+                self.made_storages[p] = self.first_made[p] = provenance
+                self.carried.pop(p, None)
+
+    def carry(self, before: dict[int, tuple[Any, ...]]) -> None:
+        """Storages earlier calls made, with their provenance as made (the worker keeps them across calls)."""
+        self.carried = dict(before)
 
     def _rewritten(self, ptr: int, provenance: tuple[Any, ...]) -> None:
-        """A storage made in the call filled or copied into whole by an op: its content is that op's now."""
-        if ptr in self.made_storages and not self._paused:
-            self.made_storages[ptr] = provenance
+        """A storage made in the call (or an earlier one) filled or copied into whole by an op: its content is
+        that op's now."""
+        if not self._paused:
+            self._written(ptr, provenance)
 
-    def _provenance(self, name: str, args: tuple, kwargs: Mapping | None, made: list[torch.Tensor],
-                    sources: bool = False) -> tuple[Any, ...]:
-        """How an op makes its output's content: its name and the host values it was handed (a fill's value, a
-        size; with `sources`, where the tensors it reads are: a copy's source), or the first bytes of host-made
-        data; ("launch",) inside a launch."""
-        if self._paused:
-            return ("launch",)
-        if name in _FROM_HOST:
-            return ("host", *(ctypes.string_at(_T_DATA_PTR(t), min(_T_NUMEL(t) * _T_ELEMENT_SIZE(t), 64))
-                              for t in made if _T_DEVICE(t).type == "cpu" and _T_CONTIGUOUS(t)))
-        return (name, *self.scalars.identity(_leaves((args, kwargs)), numbers_only=not sources))
+    def _written(self, ptr: int, provenance: tuple[Any, ...]) -> None:
+        for known in (self.made_storages, self.carried):
+            if ptr in known:
+                known[ptr] = provenance
+
+    def _provenance(self, name: str, args: tuple, kwargs: Mapping | None) -> tuple[Any, ...]:
+        """How an op makes its output's content: its name and everything it is handed (a fill's value, a size,
+        which view of which storage a copy or clone reads), as ScalarLog.identity folds it; ("launch",) inside a
+        launch."""
+        return ("launch",) if self._paused else (name, self.scalars.identity(_leaves((args, kwargs))))
+
+    def _host_provenance(self, made: list[torch.Tensor]) -> tuple[Any, ...]:
+        """Host-made data's provenance: its first bytes (CPU, contiguous)."""
+        return ("host", hash(tuple(ctypes.string_at(_T_DATA_PTR(t), min(_T_NUMEL(t) * _T_ELEMENT_SIZE(t), 64))
+                                   for t in made if _T_DEVICE(t).type == "cpu" and _T_CONTIGUOUS(t))))
 
     def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
         """The op's scalar arguments and its tensors' places in their storages (a one-element view picked by a
@@ -375,10 +391,10 @@ class DispatchRecorder(TorchDispatchMode):
         made in the call that it was handed holds what a launch with its host values wrote."""
         if self._ledger is not None:
             self._ledger.refresh(values)
-        provenance = ("launch", *self.scalars.identity(values, numbers_only=True))
+        provenance = ("launch", self.scalars.identity(values))  # what it was handed, before it wrote
         for t in values:
-            if _is_tensor(t) and _storage_ptr(t) in self.made_storages:
-                self.made_storages[_storage_ptr(t)] = provenance
+            if _is_tensor(t):
+                self._written(_storage_ptr(t), provenance)
 
     @contextlib.contextmanager
     def host_code(self, *, mid_launch: bool = False) -> Iterator[None]:

@@ -261,6 +261,7 @@ class ScalarLog:
         # how its content was made (which of several made tensors is handed over is a value too)
         self._made: dict[int, Any] | None = None
         self._literals: Any = frozenset()
+        self._before: dict[int, Any] = {}
         # the numbers one-element inputs held when the call began (a 0-d divisor or fill value that a wrapper
         # reads with .item() and passes to its kernel, PyTorch's wrapped-number idiom): handed to a kernel or an
         # op, such a number is the input itself, logged as ("input", "value"), not a number made on the host
@@ -268,41 +269,45 @@ class ScalarLog:
         self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
 
     def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, Any] | None = None,
-               values: Any = (), literals: Any = frozenset()) -> None:
+               values: Any = (), literals: Any = frozenset(), before: dict[int, Any] | None = None) -> None:
         """The call's inputs' storages (address: argument name), the CPU storages alive before it began, the
         storages its ops made with their provenance (the recorder's `made_storages`; also to collect `foreign`),
         and the numbers its one-element inputs held, read before it began (host numbers only: a small int or a
         bool would relabel whatever shape number or flag equals it in one round and not in the next);
-        `literals`: the numbers written in the candidate's source (`source_numbers`), no distinct host values."""
+        `literals`: the numbers written in the candidate's source (`source_numbers`), no distinct host values;
+        `before`: storages earlier calls made, with their provenance then."""
         self._inputs, self._older, self._made, self._literals = inputs, older, made, literals
+        self._before = before or {}
         self.input_values = frozenset(_value_key(leaf) for leaf in map(_scalar, values)
                                       if leaf is not None and leaf[0] == "number")
 
-    def _place(self, ptr: int) -> tuple[str, Any]:
+    def _place(self, ptr: int, carried: bool = False) -> tuple[str, Any]:
+        """Which storage `ptr` is; with `carried` (inside a provenance), one an earlier call made is known by how it
+        was made and written since, so a workspace cached at a first call folds into a launch's provenance the
+        same way in every round. Logged as a leaf, it stays older, by address: which of several tables made in an
+        earlier call an op reads is a value (red team 18)."""
         name = self._inputs.get(ptr)
         if name is not None:
             return "place", ("input", name)
         # older: alive before the call (the CPU ledger knows), or on any device not made by the call's ops
         older = ptr in self._older or (self._made is not None and ptr not in self._made)
+        if older and carried and ptr in self._before:
+            return "place", ("made", self._before[ptr])
         return "place", ("older", ptr) if older else ("made", (self._made or {}).get(ptr, ("launch",)))
 
-    def identity(self, values: Any, numbers_only: bool = False) -> tuple[Any, ...]:
-        """The scalars of `values` as a made storage's provenance (sandbox/dispatch.py): numbers by their bits
-        (an input's own number as the input), tensors as their places; with `numbers_only`, host values alone
-        (numbers, small ints, bools), the first MAX_IDENTITY of them."""
+    def identity(self, values: Any) -> int:
+        """Every scalar of `values` as it is logged (numbers by their bits, an input's own number as the input,
+        tensors as their sizes, strides, offsets and places), folded into one number: a made storage's
+        provenance (sandbox/dispatch.py), which of two views an op copied included (red team 33)."""
         out: list[Any] = []
-        for kind, x in leaves(values, MAX_IDENTITY):
+        for kind, x in leaves(values):
             if kind == "store":
-                if numbers_only:
-                    continue
-                kind, x = self._place(x[0])
+                kind, x = self._place(x[0], carried=True)
             elif kind == "number":
                 x = _number_key(x)
                 kind, x = ("input", "value") if (kind, x) in self.input_values else (kind, x)
-            elif numbers_only and kind not in ("small", "bool"):
-                continue
             out.append((kind, x))
-        return tuple(out)
+        return hash(tuple(out))  # per process, as the rounds it is compared across are
 
     def note_foreign(self, values: Any) -> None:
         """Collect `values`' storages that are neither an input nor made in the call, logging nothing."""
@@ -427,7 +432,6 @@ class ScalarLog:
         return "host" not in skip or not name.startswith(HOST_CALL)
 
 
-MAX_IDENTITY = 32  # scalars kept of what made a storage's content (its op's or launch's host values)
 HOST_CALL = "host:"  # the call name prefix of host-made data logged by `add_host`
 # bytes of one host-made tensor logged word by word: all a call's kept host data (red team 20 put a tiny answer
 # after 64 padding words when only the first 64 were logged)

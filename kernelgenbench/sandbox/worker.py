@@ -418,6 +418,7 @@ class _Bound:
     rounds: dict  # per workload's shapes and scalars: the scalars its last recorded call handed to its launches
     foreign_kernels: Callable[[Any], list[str]]  # sandbox/dispatch_table.py: ops given a kernel from Python
     literals: set  # the numbers written in the candidate's source, read before its import (sandbox/scalars.py)
+    made_before: dict  # storages earlier calls made, with their provenance then (a workspace cached at a first call)
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -443,7 +444,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
                loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
-               set())
+               set(), {})
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -494,8 +495,9 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
-    rec.scalars.places(storages, older, rec.made_storages, values=held, literals=b.literals)  # which storage it is
-    counter.scalars.places(storages, older, rec.made_storages, values=held, literals=b.literals)
+    rec.carry(b.made_before)
+    for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
+        log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried)
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -522,6 +524,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
+            _remember_made(b.made_before, rec.first_made)
             # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
             changed, values_changed, host_changed, where = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
@@ -539,6 +542,18 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                         tampering=tuple(marks),
                         returns_none=ret is None, **_evidence(session, watch, at_start, b))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
+
+
+def _remember_made(before: dict[int, Any], made: dict[int, Any]) -> None:
+    """Keep what the call made, with its provenance as made, for later calls: a workspace cached at a first call
+    is the same place when a later call hands it over (ScalarLog._place), not made in one round and older in the
+    next."""
+    if len(before) + len(made) > _MADE_KEPT:
+        before.clear()
+    before.update(made)
+
+
+_MADE_KEPT = 1 << 16  # storages remembered across calls, at most
 
 
 def _one_element_values(inputs: list[Any]) -> list[float]:
