@@ -318,3 +318,21 @@ def test_which_view_a_clone_or_launch_read_tells_made_tables_apart_and_a_cached_
     cache: dict = {}
     first = call()
     assert call().changed(first, frozenset({"place"})) == 0
+
+
+def test_the_tensors_one_launch_wrote_are_told_apart_by_which_argument_each_was():
+    """Red team 34 had one launch write nibble i into table i of 16 and copy_ read the table a nibble named."""
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    def call(pick: int) -> ScalarLog:
+        rec, _, _ = sealed_recorder()
+        rec.scalars.places({}, frozenset(), rec.made_storages)
+        with rec:
+            tables = [torch.empty(9) for _ in range(4)]
+            rec.paused += 1
+            rec.launch_ends(tables)
+            rec.paused -= 1
+            torch.empty(9).copy_(tables[pick])
+        return rec.scalars
+
+    assert call(2).changed(call(1), frozenset({"place"})) == 1

@@ -300,9 +300,9 @@ class DispatchRecorder(TorchDispatchMode):
     def _made(self, made: list[torch.Tensor], given: set[int], provenance: tuple[Any, ...]) -> None:
         """Keep the storages of an op's outputs that none of its arguments had before it ran (in place, set_ and
         out= ops return an argument's storage), with how their content was made."""
-        for p in map(_storage_ptr, made):
-            if p not in given:
-                self.made_storages[p] = self.first_made[p] = provenance
+        for i, p in enumerate(map(_storage_ptr, made)):
+            if p not in given:  # which of the op's outputs it is, too (a sort's values and indices)
+                self.made_storages[p] = self.first_made[p] = (*provenance, i)
                 self.carried.pop(p, None)
 
     def carry(self, before: dict[int, tuple[Any, ...]]) -> None:
@@ -392,9 +392,9 @@ class DispatchRecorder(TorchDispatchMode):
         if self._ledger is not None:
             self._ledger.refresh(values)
         provenance = ("launch", self.scalars.identity(values))  # what it was handed, before it wrote
-        for t in values:
+        for i, t in enumerate(values):  # and which of its arguments a storage was (red team 34: 16 tables, one launch)
             if _is_tensor(t):
-                self._written(_storage_ptr(t), provenance)
+                self._written(_storage_ptr(t), (*provenance, i))
 
     @contextlib.contextmanager
     def host_code(self, *, mid_launch: bool = False) -> Iterator[None]:
