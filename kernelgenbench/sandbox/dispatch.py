@@ -300,10 +300,13 @@ class DispatchRecorder(TorchDispatchMode):
     def _made(self, made: list[torch.Tensor], given: set[int], provenance: tuple[Any, ...]) -> None:
         """Keep the storages of an op's outputs that none of its arguments had before it ran (in place, set_ and
         out= ops return an argument's storage), with how their content was made."""
-        for i, p in enumerate(map(_storage_ptr, made)):
+        for i, t in enumerate(made):
+            p = _storage_ptr(t)
             if p not in given:  # which of the op's outputs it is, too (a sort's values and indices)
                 self.made_storages[p] = self.first_made[p] = (*provenance, i)
                 self.carried.pop(p, None)
+                if p:  # a host-made table may point into it
+                    self.scalars.note_span(p, _S_NBYTES_OF(t if _is_storage(t) else _T_UNTYPED(t)))
 
     def carry(self, before: dict[int, tuple[Any, ...]]) -> None:
         """Storages earlier calls made, with their provenance as made (the worker keeps them across calls)."""
@@ -327,9 +330,13 @@ class DispatchRecorder(TorchDispatchMode):
         return ("launch",) if self._paused else (name, self.scalars.identity(_leaves((args, kwargs))))
 
     def _host_provenance(self, made: list[torch.Tensor]) -> tuple[Any, ...]:
-        """Host-made data's provenance: its first bytes (CPU, contiguous)."""
-        return ("host", hash(tuple(ctypes.string_at(_T_DATA_PTR(t), min(_T_NUMEL(t) * _T_ELEMENT_SIZE(t), 64))
-                                   for t in made if _T_DEVICE(t).type == "cpu" and _T_CONTIGUOUS(t))))
+        """Host-made data's provenance: its words as the round comparison logs them (CPU, contiguous; a pointer
+        into a storage of the call as which storage and the offset, ScalarLog.host_words), as far as it logs them
+        (red team 36 put a fixed header in front of an answer when only the first 64 bytes were hashed)."""
+        return ("host", hash(tuple(
+            tuple(self.scalars.host_words(str(_T_DTYPE(t)).removeprefix("torch."), ctypes.string_at(
+                _T_DATA_PTR(t), min(_T_NUMEL(t) * _T_ELEMENT_SIZE(t), HOST_KEEP_BYTES))))
+            for t in made if _T_DEVICE(t).type == "cpu" and _T_CONTIGUOUS(t))))
 
     def _log_scalars(self, name: str, args: tuple, kwargs: Mapping | None) -> None:
         """The op's scalar arguments and its tensors' places in their storages (a one-element view picked by a

@@ -22,6 +22,7 @@ walked through their `__dict__` and `__slots__`, triton's constexpr, dtypes and 
 
 from __future__ import annotations
 
+import bisect
 import collections
 import functools
 import itertools
@@ -267,17 +268,24 @@ class ScalarLog:
         # op, such a number is the input itself, logged as ("input", "value"), not a number made on the host
         self.input_values: frozenset[tuple[str, Any]] = frozenset()
         self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
+        self._spans: dict[int, int] = {}  # storages handed over in the call so far: address -> bytes
+        self._starts: list[int] = []  # their addresses, sorted
 
     def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, Any] | None = None,
-               values: Any = (), literals: Any = frozenset(), before: dict[int, Any] | None = None) -> None:
+               values: Any = (), literals: Any = frozenset(), before: dict[int, Any] | None = None,
+               spans: dict[int, int] | None = None) -> None:
         """The call's inputs' storages (address: argument name), the CPU storages alive before it began, the
         storages its ops made with their provenance (the recorder's `made_storages`; also to collect `foreign`),
         and the numbers its one-element inputs held, read before it began (host numbers only: a small int or a
         bool would relabel whatever shape number or flag equals it in one round and not in the next);
         `literals`: the numbers written in the candidate's source (`source_numbers`), no distinct host values;
-        `before`: storages earlier calls made, with their provenance then."""
+        `before`: storages earlier calls made, with their provenance then; `spans`: the inputs' storages' bytes
+        (an address into one is that input and an offset)."""
         self._inputs, self._older, self._made, self._literals = inputs, older, made, literals
         self._before = before or {}
+        self._spans, self._starts = {}, []
+        for ptr, nbytes in (spans or {}).items():
+            self.note_span(ptr, nbytes)
         self.input_values = frozenset(_value_key(leaf) for leaf in map(_scalar, values)
                                       if leaf is not None and leaf[0] == "number")
 
@@ -300,7 +308,7 @@ class ScalarLog:
         tensors as their sizes, strides, offsets and places), folded into one number: a made storage's
         provenance (sandbox/dispatch.py), which of two views an op copied included (red team 33)."""
         out: list[Any] = []
-        for kind, x in leaves(values):
+        for kind, x in self._pointed(values):
             if kind == "store":
                 kind, x = self._place(x[0], carried=True)
             elif kind == "number":
@@ -308,6 +316,55 @@ class ScalarLog:
                 kind, x = ("input", "value") if (kind, x) in self.input_values else (kind, x)
             out.append((kind, x))
         return hash(tuple(out))  # per process, as the rounds it is compared across are
+
+    def _pointed(self, values: Any) -> list[tuple[str, Any]]:
+        """`values`' leaves, each float-sized int that points into a storage handed over in the call (this value's
+        or an earlier one's) as that storage's store leaf and its byte offset as a meta leaf: a library's strided
+        buffer carries its base tensor and the address as a Python int (FlagGems' StridedBuffer, `_data_ptr`),
+        which moves with the allocator, not with the data; the offset still counts as a view's offset does (10
+        FlagGems ops with 1-element outputs judged host_compute on an H100 for an address that moved)."""
+        found = list(leaves(values))
+        for kind, x in found:
+            if kind == "store":
+                self.note_span(*x)
+        if not self._starts:
+            return found
+        out: list[tuple[str, Any]] = []
+        for kind, x in found:
+            base = self._span_of(x) if kind == "number" and _type(x) is int else None
+            out += [(kind, x)] if base is None else [("store", (base, self._spans[base])), ("meta", x - base)]
+        return out
+
+    def note_span(self, ptr: int, nbytes: int) -> None:
+        """A storage of the call (handed over, an input, made by an op): an address into it is that storage."""
+        if not ptr:
+            return
+        if ptr not in self._spans:
+            bisect.insort(self._starts, ptr)
+        self._spans[ptr] = max(self._spans.get(ptr, 0), nbytes)
+
+    def _span_of(self, address: int) -> int | None:
+        """The start of the storage of the call that `address` points into (its end included: a pointer one past
+        the last byte; a storage an earlier call made, at its start), or None."""
+        i = bisect.bisect_right(self._starts, address) - 1
+        if i >= 0 and address <= self._starts[i] + self._spans[self._starts[i]]:
+            return self._starts[i]
+        return address if address in self._before else None
+
+    def host_words(self, dtype: str, data: bytes) -> list[Any]:
+        """The first HOST_VALUES_BYTES of host-made data word by word, an 8-byte word that points into a storage of
+        the call as ("ptr", which storage, offset): a table of pointers a wrapper rebuilds each call (a grouped
+        kernel's operands, chunks of one input) moves with the allocator, not with the data; any other word as it
+        is, so every bit of an answer packed there shows (red team 36 hid one in the low bits of pointer-like
+        words when they were all logged as one)."""
+        size = _ITEMSIZE.get(dtype, 1)
+        out: list[Any] = []
+        for i in range(0, min(len(data), HOST_VALUES_BYTES), size):
+            word = data[i:i + size]
+            x = int.from_bytes(word, "little") if size == 8 and (self._starts or self._before) else 0
+            base = self._span_of(x) if x else None
+            out.append(word if base is None else ("ptr", self._place(base, carried=True)[1], x - base))
+        return out
 
     def note_foreign(self, values: Any) -> None:
         """Collect `values`' storages that are neither an input nor made in the call, logging nothing."""
@@ -335,7 +392,7 @@ class ScalarLog:
     def add(self, values: Any) -> int:
         """Log every scalar in `values` to the open call; how many were taken (floats new to the set included)."""
         taken = 0
-        for kind, x in leaves(values):
+        for kind, x in self._pointed(values):
             if kind == "store":
                 self.foreign_span(*x)
                 kind, x = self._place(x[0])
@@ -381,15 +438,13 @@ class ScalarLog:
         """Log, as a call of its own, the first HOST_VALUES_BYTES of host-made tensor data as ("host", word)
         leaves: a table of shapes repeats from round to round, an answer made on the host does not. Returns how
         many were taken."""
-        size = _ITEMSIZE.get(dtype, 1)
         self.start(HOST_CALL + dtype)
         taken = 0
-        for i in range(0, min(len(data), HOST_VALUES_BYTES), size):
+        for word in self.host_words(dtype, data):
             if self.kept >= MAX_LOGGED:
                 self.over += 1
                 break
-            word = data[i:i + size]
-            self._open.append(("host", b"pointer" if size == 8 and _pointer_like(word) else word))
+            self._open.append(("host", word))
             self.kept += 1
             taken += 1
         return taken
@@ -446,14 +501,6 @@ def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] =
     shift = len(now) - len(prev)
     starts = _apart(now, prev, 0, skip, only, weigh)
     return starts if not shift else min(starts, _apart(now, prev, shift, skip, only, weigh))
-
-
-def _pointer_like(word: bytes) -> bool:
-    """An int64 that reads as an address (4-aligned, past 4 GiB, under 2**48): a table of pointers a wrapper
-    rebuilds each call (a grouped kernel's operands, chunks of one input at element offsets) changes with the
-    allocator, not with the data. Such a word carries at most 44 bits: no more than 16-aligned ones would."""
-    x = int.from_bytes(word, "little")
-    return not x & 3 and (1 << 32) <= x < (1 << 48)
 
 
 def source_numbers(path: str) -> frozenset[tuple[str, Any]]:
@@ -529,14 +576,15 @@ def _shown(leaf: tuple[str, Any]) -> str:
 
 
 def _nibbles(leaf: tuple[str, Any]) -> int:
-    """What a changed leaf counts for when weighed: a small int its 4-bit groups (sign included), any other 1."""
-    return (abs(int(leaf[1])).bit_length() + 4) // 4 if leaf[0] == "small" else 1
+    """What a changed leaf counts for when weighed: a small int or a tensor's offset, size or stride its 4-bit groups
+    (sign included), any other 1 (an offset into a large storage carries as many bits as the storage's size)."""
+    return (abs(int(leaf[1])).bit_length() + 4) // 4 if leaf[0] in ("small", "meta") else 1
 
 
 def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:
-    """A storage made before the call handed where the previous round handed another one made before its call,
-    or the k-th made in the call where it handed the j-th: which of several tables a launch or op gets is a
-    value (red team 18 picked one of 256 per byte of the answer; red team 31 the same among tensors made in the
-    call), unlike a workspace made in the first call and older in the next."""
-    return (leaf[0] == "place" and leaf[1][0] in ("older", "made") and k < len(other) and other[k][0] == "place"
-            and other[k][1][0] == leaf[1][0])
+    """A storage handed where the previous round handed another: which of several tables or inputs a launch or op
+    gets is a value (red team 18 picked one of 256 tables made before the call per byte of the answer, red team 31
+    the same among tensors made in the call, red team 36 between the inputs), unlike a workspace made in the
+    first call and older in the next (or made again after it was dropped)."""
+    return (leaf[0] == "place" and k < len(other) and other[k][0] == "place"
+            and {leaf[1][0], other[k][1][0]} != {"older", "made"})

@@ -480,12 +480,14 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     runs the moment the last reference goes) must find no report to rewrite.
     """
     storages: dict[int, str] = {}
+    spans: dict[int, int] = {}
     inputs = []
     for name, v in args.items():
         for t in _flatten(v):
             inputs.append(t)
             if _type(t) is _TENSOR and _T_NUMEL(t):
                 storages.setdefault(_S_DATA_PTR(_T_STORAGE(t)), name)
+                spans[_S_DATA_PTR(_T_STORAGE(t))] = _S_NBYTES(_T_STORAGE(t))
     modes_before = (_FN_MODES(), _DISPATCH_MODES())
     shape = call_shape(args)  # before the call: the candidate may restride what it was handed
     handed = _handed(task, args)
@@ -497,7 +499,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     held = _one_element_values(inputs)
     rec.carry(b.made_before)
     for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
-        log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried)
+        log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried,
+                   spans=spans)
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -574,7 +577,7 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
     Second, the same count over every value but tensor places, host-made data's first values included (what a
     tiny output is judged by); third, over host-made data's first values alone (a small output's); fourth, the
-    first of the second count's values, described. The call's logs are kept for the next round.
+    first of the second count's values, described (of the first count's where the second has none). The call's logs are kept for the next round.
 
     A call that compiled a kernel (`compiled`) is compared with none after it that did not: a library's first
     launch goes through Triton's JIT entry and later ones through its own cache of compiled kernels (FlagGems'
@@ -595,9 +598,10 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     if _entered_otherwise(path, before[2]):
         pairs = pairs[1:]  # found[0] is the launches' log
     values = sum(now.changed(prev, _PLACES) for now, prev in pairs)
-    where = tuple(d for now, prev in pairs for d in now.differences(prev, _PLACES))[:3] if values else ()
-    return (sum(now.changed(prev, _HOST_ONLY, weigh=True) for now, prev in pairs), values,
-            sum(now.changed(prev, only="host") for now, prev in pairs), where)
+    changed = sum(now.changed(prev, _HOST_ONLY, weigh=True) for now, prev in pairs)
+    skip = _PLACES if values else _HOST_ONLY  # what the verdict will name: the tiny output's count, or the share's
+    where = tuple(d for now, prev in pairs for d in now.differences(prev, skip))[:3] if changed or values else ()
+    return changed, values, sum(now.changed(prev, only="host") for now, prev in pairs), where
 
 
 _ENTRIES = frozenset({"jit", "grid", "direct"})  # the ways into a compiled launch (sandbox/launches.py)
