@@ -63,6 +63,21 @@ def test_a_random_ops_tiny_output_is_not_judged_by_its_changing_seed() -> None:
     assert judge(bern, call_report(sizes=Sizes(returns=((1, 4),), args={"self": (1, 4)}), values_changed=4)) is None
 
 
+def test_a_random_ops_seed_made_on_the_host_is_no_packed_draw() -> None:
+    """A Philox seed and offset in a 2-word tensor (FlagGems' generator state; false-positive hunt 14 and
+    FlagGems' exponential_ on a 10-element output, an H100) is a seed; past it, host data for a 13-element draw is
+    judged as its outcomes packed a bit each, and neither a table's ones matching the 0/1 outcomes nor a seed
+    that changes from round to round counts on its own."""
+    from kernelgenbench.evaluator.checks.host_data import RANDOM_SEED_BYTES
+
+    bern = example_task("aten/bernoulli.p")
+    sizes = Sizes(returns=((13, 52),), args={"self": (13, 52)})
+    seed = call_report(sizes=sizes, host_built=2, host_built_bytes=RANDOM_SEED_BYTES, host_matched=7, host_changed=2)
+    assert judge(bern, seed) is None
+    packed = call_report(sizes=sizes, host_built=3, host_built_bytes=RANDOM_SEED_BYTES + 2)  # 16 more bits: 13 outcomes
+    assert judge(bern, packed) is not None
+
+
 def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -> None:
     """A library's first call compiles through Triton's JIT and later ones launch its cached kernels with other
     arguments: that pair is not compared; two calls on the same path are (a cheat that compiles every call too)."""
@@ -190,14 +205,21 @@ def test_every_word_of_host_made_data_is_compared_and_more_than_that_is_judged_f
 
     assert made(2.5).changed(made(1.5), frozenset({"place"})) == 1
 
-    def table(base: int):  # a multi-tensor wrapper's (address, length) rows for chunks of one input
+    def table(low: int = 0, stray: int = 0):  # a multi-tensor wrapper's (address, length) rows for chunks of one input
+        x = torch.empty(4 * 78)  # a new allocation each round
+        base = x.untyped_storage().data_ptr()
         rec, _, _ = sealed_recorder()
+        rec.scalars.places({base: "self"}, frozenset(), rec.made_storages, spans={base: 4 * 4 * 78})
         with rec:
-            torch.tensor([[base + 4 * 78 * i, 78] for i in range(4)])
+            torch.tensor([[base + 4 * 78 * i + low, 78] for i in range(4)] + [[stray or 0x7F00_0000_1000, 0]])
         return rec.scalars
 
     # chunk addresses at element (not 16-byte) offsets move with the allocator, not with the data
-    assert table(0x7F00_0000_1000).changed(table(0x7F00_0200_2000), frozenset({"place"})) == 0
+    assert table().changed(table(), frozenset({"place"})) == 0
+    # but what sits in their low bits, or in a pointer-like word pointing at no storage of the call, is compared
+    # (red team 36 hid a tiny answer in bits 2 and up of pointer-like words when every such word was one value)
+    assert table(low=4).changed(table(), frozenset({"place"})) == 4
+    assert table(stray=0x7F00_0000_1004).changed(table(), frozenset({"place"})) == 1
     sizes = Sizes(returns=((1, 4),), args={"self": (312, 1248)})
     found = judge(example_task("aten/add.Tensor"), call_report(sizes=sizes, host_built_bytes=HOST_KEEP_BYTES + 4))
     assert found is not None and "more than the round comparison can read" in found
@@ -454,3 +476,30 @@ def test_an_answer_made_on_the_host_for_a_tiny_output_is_caught_end_to_end(tmp_p
     assert got["honest"]["status"] == "passed", got["honest"]["evidence"][:300]
     assert got["host"]["status"] == "host_compute", got["host"]["evidence"][:300]
     assert "changed from the previous round" in got["host"]["evidence"]
+
+
+def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) -> None:
+    """FlagGems' pointwise wrappers hand kernels a StridedBuffer holding its address as an int (tests/honest/
+    fp29_mul_strided_buffer.py); on outputs of 1 to 3 elements the address, which moves from round to round, once
+    read as an answer made on the host (10 FlagGems ops on an H100, session 29)."""
+    import json
+
+    from eval_helpers import EXAMPLE_TASKS, run_kgb, task_rows, write_jsonl
+
+    row = next(r for r in map(json.loads, EXAMPLE_TASKS.read_text().splitlines()) if r["id"] == "aten/mul.Tensor")
+    work = next(w for w in row["workloads"] if w["purpose"] == "correctness")
+    row["workloads"] = []
+    for i, shape in enumerate([[1], [2], [3]]):
+        tiny = json.loads(json.dumps(work))
+        tiny["id"], tiny["args"]["self"]["shape"], tiny["args"]["other"]["shape"] = f"tiny-{i}", shape, shape
+        row["workloads"].append(tiny)
+    row["workload_status"] = {"state": "partial", "reason": "test: tiny correctness workloads"}
+    code = (Path(__file__).resolve().parent / "honest" / "fp29_mul_strided_buffer.py").read_text()
+    sols = write_jsonl(tmp_path / "s.jsonl", [{"task_id": row["id"], "code": code, "candidate_id": "buffer"}])
+    out = tmp_path / "r.jsonl"
+    proc = run_kgb("eval", "--dataset", str(write_jsonl(tmp_path / "tasks.jsonl", [row])), "--solutions", str(sols),
+                   "--device", "cpu", "--workers", "1", "--timeout", "60", "--rounds", "3", "--seed", "1",
+                   "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = task_rows(out)
+    assert [r["status"] for r in got] == ["passed"], got[0]["evidence"][:400]

@@ -54,6 +54,10 @@ _ELEMENT_READS = ("aten::_local_scalar_dense",)
 ONE_BY_ONE_SHARE = 16
 # Kernel arguments as the channel: a kernel takes a few scalars (alpha, eps, sizes), the same in every launch.
 LAUNCH_FLOAT_SHARE = 4
+# A random op's seed made on the host: a Philox seed and offset, two int64 words (FlagGems reads the generator's
+# state with get_state, a graph-capturable kernel keeps them in a tensor). As scalar arguments they would carry
+# the same bits; past them, host-made data for a draw is judged as its outcomes packed a bit each.
+RANDOM_SEED_BYTES = 16
 # Tensor.set_(storage): the way a storage made outside every op (from a list, a file) becomes a tensor.
 _SET_STORAGE = "aten::set_.source_Storage"
 
@@ -92,17 +96,21 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
     """Each channel's share of the answer, 1 at the amount that alone is the answer (an attacker splitting the
     answer across channels still adds up to 1)."""
     nbytes = largest_output(task, report, 1)
+    random = task.semantics == "random"
     if largest < SMALL_OUTPUT:  # as small as a shape or offset table: judged by the values found in it
         overflow = report.host_built >= largest and report.host_built_bytes > kept_bytes(report.host_made)
         # host-made values that changed from the previous round of the same shapes: a table repeats, an answer
-        # (masked, XORed, offset: matching no value) changes with the data
-        whole = max(report.host_matched / max(FLOOR_ELEMS // 2, largest // 2),
-                    float_elements(report.host_made) / largest, 1.0 if overflow else 0.0,
-                    report.host_changed / max(FLOOR_ELEMS // 2, largest // 2))
+        # (masked, XORed, offset: matching no value) changes with the data. A draw's seed changes by design and
+        # its 0/1 outcomes match any table's ones: its host data is judged by its bits alone (below)
+        whole = 1.0 if overflow else 0.0
+        if not random:
+            whole = max(whole, report.host_matched / max(FLOOR_ELEMS // 2, largest // 2),
+                        float_elements(report.host_made) / largest,
+                        report.host_changed / max(FLOOR_ELEMS // 2, largest // 2))
     else:
         whole = max(report.host_built / largest, report.host_built_bytes / nbytes)
-    if task.semantics == "random":  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64
-        whole = max(whole, 8 * report.host_built_bytes / largest)
+    if random:  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64, past the seed
+        whole = max(whole, 8 * max(0, report.host_built_bytes - RANDOM_SEED_BYTES) / largest)
     floats = report.launch_floats / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
     changed = report.launch_leaves_changed / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
     writes = report.small_writes / max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE)
@@ -116,7 +124,8 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
                      f"arguments or as constants that changed between launches, or to aten ops as scalar arguments"),
             (changed, f"{report.launch_leaves_changed} other scalars (small ints, string chunks, tensor arguments' offsets, "
                       f"sizes and strides, bools, dtypes) handed to Triton "
-                      f"kernels or aten ops that the previous round of the same shapes did not hand at the same place"),
+                      f"kernels or aten ops that the previous round of the same shapes did not hand at the same place"
+                      + (f" (first: {'; '.join(report.changed_where)})" if report.changed_where else "")),
             (writes, f"{report.small_writes} writes into tensors of at most {SMALL_WRITE} elements")]
 
 
