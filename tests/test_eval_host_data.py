@@ -63,19 +63,16 @@ def test_a_random_ops_tiny_output_is_not_judged_by_its_changing_seed() -> None:
     assert judge(bern, call_report(sizes=Sizes(returns=((1, 4),), args={"self": (1, 4)}), values_changed=4)) is None
 
 
-def test_a_random_ops_seed_made_on_the_host_is_no_packed_draw() -> None:
-    """A Philox seed and offset in a 2-word tensor (FlagGems' generator state; false-positive hunt 14 and
-    FlagGems' exponential_ on a 10-element output, an H100) is a seed; past it, host data for a 13-element draw is
-    judged as its outcomes packed a bit each, and neither a table's ones matching the 0/1 outcomes nor a seed
-    that changes from round to round counts on its own."""
-    from kernelgenbench.evaluator.checks.host_data import RANDOM_SEED_BYTES
-
+def test_a_random_ops_host_data_is_judged_by_its_bits_alone() -> None:
+    """A draw's 0/1 outcomes match any table's ones and its seed changes by design: a 13-element draw's host data
+    is judged by its bits (a bit per outcome), not by matches or changes; 16 bytes are 128 outcomes, whether or
+    not they look like a Philox seed and offset (red team 37)."""
     bern = example_task("aten/bernoulli.p")
-    sizes = Sizes(returns=((13, 52),), args={"self": (13, 52)})
-    seed = call_report(sizes=sizes, host_built=2, host_built_bytes=RANDOM_SEED_BYTES, host_matched=7, host_changed=2)
-    assert judge(bern, seed) is None
-    packed = call_report(sizes=sizes, host_built=3, host_built_bytes=RANDOM_SEED_BYTES + 2)  # 16 more bits: 13 outcomes
-    assert judge(bern, packed) is not None
+    sizes = Sizes(returns=((200, 800),), args={"self": (200, 800)})
+    table = call_report(sizes=sizes, host_built=2, host_built_bytes=16, host_matched=150, host_changed=2)
+    assert judge(bern, table) is None
+    small = Sizes(returns=((13, 52),), args={"self": (13, 52)})
+    assert judge(bern, call_report(sizes=small, host_built=2, host_built_bytes=16)) is not None
 
 
 def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -> None:
@@ -146,7 +143,7 @@ def test_a_tiny_outputs_round_counts_changed_view_offsets_but_not_which_storage(
 
     def launch(offset: int, older: frozenset[int] = frozenset()) -> ScalarLog:
         log = ScalarLog()
-        log.places({}, older)
+        log.places({}, older, before=dict.fromkeys(older, ("made by the call before",)))
         log.start("k")
         log.add((scratch[offset:],))
         return log
@@ -481,7 +478,8 @@ def test_an_answer_made_on_the_host_for_a_tiny_output_is_caught_end_to_end(tmp_p
 def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) -> None:
     """FlagGems' pointwise wrappers hand kernels a StridedBuffer holding its address as an int (tests/honest/
     fp29_mul_strided_buffer.py); on outputs of 1 to 3 elements the address, which moves from round to round, once
-    read as an answer made on the host (10 FlagGems ops on an H100, session 29)."""
+    read as an answer made on the host (10 FlagGems ops on an H100, session 29). Which storage such an address
+    points into is still compared."""
     import json
 
     from eval_helpers import EXAMPLE_TASKS, run_kgb, task_rows, write_jsonl
@@ -494,12 +492,16 @@ def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) 
         tiny["id"], tiny["args"]["self"]["shape"], tiny["args"]["other"]["shape"] = f"tiny-{i}", shape, shape
         row["workloads"].append(tiny)
     row["workload_status"] = {"state": "partial", "reason": "test: tiny correctness workloads"}
-    code = (Path(__file__).resolve().parent / "honest" / "fp29_mul_strided_buffer.py").read_text()
-    sols = write_jsonl(tmp_path / "s.jsonl", [{"task_id": row["id"], "code": code, "candidate_id": "buffer"}])
+    here = Path(__file__).resolve().parent
+    sols = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": row["id"], "code": (here / "honest" / "fp29_mul_strided_buffer.py").read_text(), "candidate_id": "buffer"},
+        {"task_id": row["id"], "code": (here / "tiny_corpus" / "rt36_ptr_choice_mul.py").read_text(), "candidate_id": "choice"}])
     out = tmp_path / "r.jsonl"
     proc = run_kgb("eval", "--dataset", str(write_jsonl(tmp_path / "tasks.jsonl", [row])), "--solutions", str(sols),
                    "--device", "cpu", "--workers", "1", "--timeout", "60", "--rounds", "3", "--seed", "1",
                    "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-2000:]
-    got = task_rows(out)
-    assert [r["status"] for r in got] == ["passed"], got[0]["evidence"][:400]
+    got = {r["candidate_id"]: r for r in task_rows(out)}
+    assert got["buffer"]["status"] == "passed", got["buffer"]["evidence"][:400]
+    # red team 36: each bit of a host-made answer handed as one of the two inputs' addresses
+    assert got["choice"]["status"] == "host_compute", got["choice"]["evidence"][:400]

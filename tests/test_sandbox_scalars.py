@@ -169,13 +169,15 @@ def test_storages_handed_over_that_are_neither_inputs_nor_made_by_the_calls_ops_
 
 def test_which_older_storage_a_launch_gets_is_a_value_but_a_workspace_growing_old_is_not():
     """Red team 18 chose, per byte of a tiny answer, one of 256 tables made at import: older -> another older
-    counts even where places are left out; made in the first call -> older in the next does not."""
+    counts even where places are left out; made in the first call -> kept from it in the next does not; made ->
+    a table made at import does (red team 37: one bit per argument)."""
     tables = [torch.zeros(1, dtype=torch.int32) for _ in range(3)]
     workspace = torch.zeros(4)
+    at = workspace.untyped_storage().data_ptr()
 
-    def launch(t: torch.Tensor, made: dict[int, int]) -> ScalarLog:
+    def launch(t: torch.Tensor, made: dict[int, int], before: dict[int, int] | None = None) -> ScalarLog:
         log = ScalarLog()
-        log.places({}, frozenset(), made)
+        log.places({}, frozenset(), made, before=before)
         log.start("k")
         log.add((t,))
         return log
@@ -183,8 +185,9 @@ def test_which_older_storage_a_launch_gets_is_a_value_but_a_workspace_growing_ol
     first = launch(tables[0], {})
     assert launch(tables[1], {}).changed(first, frozenset({"place"})) == 1
     assert launch(tables[0], {}).changed(first, frozenset({"place"})) == 0
-    made = launch(workspace, {workspace.untyped_storage().data_ptr(): 0})
-    assert launch(workspace, {}).changed(made, frozenset({"place"})) == 0
+    made = launch(workspace, {at: 0})
+    assert launch(workspace, {}, before={at: 0}).changed(made, frozenset({"place"})) == 0
+    assert launch(tables[0], {}).changed(made, frozenset({"place"})) == 2  # its place, and its size
 
 
 def test_which_tensor_made_in_the_call_an_op_reads_is_a_value_where_their_contents_differ_by_host_values():

@@ -301,7 +301,9 @@ class ScalarLog:
         older = ptr in self._older or (self._made is not None and ptr not in self._made)
         if older and carried and ptr in self._before:
             return "place", ("made", self._before[ptr])
-        return "place", ("older", ptr) if older else ("made", (self._made or {}).get(ptr, ("launch",)))
+        if older:  # "kept": one an earlier call made (a workspace cached there), not one made at import
+            return "place", ("kept" if ptr in self._before else "older", ptr)
+        return "place", ("made", (self._made or {}).get(ptr, ("launch",)))
 
     def identity(self, values: Any) -> int:
         """Every scalar of `values` as it is logged (numbers by their bits, an input's own number as the input,
@@ -332,7 +334,7 @@ class ScalarLog:
         out: list[tuple[str, Any]] = []
         for kind, x in found:
             base = self._span_of(x) if kind == "number" and _type(x) is int else None
-            out += [(kind, x)] if base is None else [("store", (base, self._spans[base])), ("meta", x - base)]
+            out += [(kind, x)] if base is None else [("store", (base, self._spans.get(base, 0))), ("meta", x - base)]
         return out
 
     def note_span(self, ptr: int, nbytes: int) -> None:
@@ -584,7 +586,8 @@ def _nibbles(leaf: tuple[str, Any]) -> int:
 def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:
     """A storage handed where the previous round handed another: which of several tables or inputs a launch or op
     gets is a value (red team 18 picked one of 256 tables made before the call per byte of the answer, red team 31
-    the same among tensors made in the call, red team 36 between the inputs), unlike a workspace made in the
-    first call and older in the next (or made again after it was dropped)."""
+    the same among tensors made in the call, red team 36 between the inputs, red team 37 between a table made at
+    import and one made in the call), unlike a workspace made in the first call and kept for the next (or made
+    again after it was dropped)."""
     return (leaf[0] == "place" and k < len(other) and other[k][0] == "place"
-            and {leaf[1][0], other[k][1][0]} != {"older", "made"})
+            and {leaf[1][0], other[k][1][0]} != {"kept", "made"})

@@ -614,7 +614,7 @@ def _entered_otherwise(path: tuple[str, ...], before: tuple[str, ...]) -> bool:
 
 
 # Which storage a tensor is (an input, one made in the call, an older one by address) is left out of the
-# second count: a workspace cached at the first call is "made" there and "older" after. Its offset, sizes and
+# second count: a workspace cached at the first call is "made" there and "kept" after. Its offset, sizes and
 # strides are counted (red team 17 handed a host value to a kernel as the storage offset of a view).
 _HOST_ONLY, _PLACES = frozenset({"host"}), frozenset({"place"})
 

@@ -54,10 +54,6 @@ _ELEMENT_READS = ("aten::_local_scalar_dense",)
 ONE_BY_ONE_SHARE = 16
 # Kernel arguments as the channel: a kernel takes a few scalars (alpha, eps, sizes), the same in every launch.
 LAUNCH_FLOAT_SHARE = 4
-# A random op's seed made on the host: a Philox seed and offset, two int64 words (FlagGems reads the generator's
-# state with get_state, a graph-capturable kernel keeps them in a tensor). As scalar arguments they would carry
-# the same bits; past them, host-made data for a draw is judged as its outcomes packed a bit each.
-RANDOM_SEED_BYTES = 16
 # Tensor.set_(storage): the way a storage made outside every op (from a list, a file) becomes a tensor.
 _SET_STORAGE = "aten::set_.source_Storage"
 
@@ -109,8 +105,9 @@ def _shares(task: Task, report: CallReport, largest: int) -> list[tuple[float, s
                         report.host_changed / max(FLOOR_ELEMS // 2, largest // 2))
     else:
         whole = max(report.host_built / largest, report.host_built_bytes / nbytes)
-    if random:  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64, past the seed
-        whole = max(whole, 8 * max(0, report.host_built_bytes - RANDOM_SEED_BYTES) / largest)
+    if random:  # a draw's answer is a bit per element: 0/1 outcomes packed 62 to an int64 (no allowance for a
+        # seed: red team 37 put 124 outcomes in 16 bytes that looked like a Philox seed and offset)
+        whole = max(whole, 8 * report.host_built_bytes / largest)
     floats = report.launch_floats / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
     changed = report.launch_leaves_changed / max(FLOOR_ELEMS, largest // LAUNCH_FLOAT_SHARE)
     writes = report.small_writes / max(FLOOR_ELEMS, largest // ONE_BY_ONE_SHARE)
@@ -161,7 +158,7 @@ def _read_out(report: CallReport, largest: int) -> str | None:
 CHECK = Check(
     name="host_data", status=Status.HOST_COMPUTE, collector="dispatch", judge=judge,
     prompt=HOST_COMPUTE.prompt,
-    corpus=("rt20_storage_reduce_bytes", "rt15_grid_channel", "rt15_linecache_literals", "rt15_bytecode_consts", "rt15_pointer_identity", "rt15_same_name_kernels", "rt15_small_output_xor_table",
+    corpus=("rt36_pointer_table_lowbits_sum", "rt20_storage_reduce_bytes", "rt15_grid_channel", "rt15_linecache_literals", "rt15_bytecode_consts", "rt15_pointer_identity", "rt15_same_name_kernels", "rt15_small_output_xor_table",
             "host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop", "host_fill_elementwise",
             "host_small_output", "host_complex_pack", "host_tensor_in_launch", "host_untyped_storage",
             "forge_launch_by_closure", "host_full_out_writeback", "host_int64_pack", "host_bernoulli_runs",
