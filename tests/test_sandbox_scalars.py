@@ -385,3 +385,16 @@ def test_an_int_past_every_storage_handed_over_is_still_a_host_number():
     log.add((x, x.untyped_storage().data_ptr() + 64 + 4, 1 << 30))
     assert [leaf for leaf in log.calls["k"][0] if leaf[0] == "number"] == [("number", ("i", x.untyped_storage().data_ptr() + 68)),
                                                                            ("number", ("i", 1 << 30))]
+
+
+def test_storages_made_alike_in_a_call_are_told_apart_by_their_order_among_themselves():
+    """Red team 37 made two `zeros(n)` per call and handed a kernel one of them per bit of the answer: equal
+    provenances were one place. The k-th storage made with one provenance is known as such."""
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    rec, _, _ = sealed_recorder()
+    rec.scalars.places({}, frozenset(), rec.made_storages)
+    with rec:
+        a, b, c = torch.zeros(4), torch.zeros(4), torch.zeros(5)
+    pa, pb, pc = (rec.made_storages[t.untyped_storage().data_ptr()] for t in (a, b, c))
+    assert pa[:-1] == pb[:-1] and (pa[-1], pb[-1], pc[-1]) == (1, 2, 1)

@@ -208,9 +208,14 @@ class DispatchRecorder(TorchDispatchMode):
         # cached at the first call shifts every later storage's order, so the order is no identity).
         self.made_storages: dict[int, tuple[Any, ...]] = {}
         self.first_made: dict[int, tuple[Any, ...]] = {}  # each one's provenance as it was made (kept across calls)
+        self.made_bytes: dict[int, int] = {}  # and its size
         # storages earlier calls made (a workspace cached at the first call), each with its provenance, which
         # starts as it was made and follows this call's writes as a made storage's does (`carry`)
         self.carried: dict[int, tuple[Any, ...]] = {}
+        # how many storages the call made with each provenance so far: equal provenances are told apart by their
+        # order among themselves (red team 37 handed one of two `zeros(n)` per bit of the answer), which a
+        # workspace cached at the first call shifts only where it was made exactly as a later tensor is
+        self._same: Counter[tuple[Any, ...]] = Counter()
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -303,10 +308,13 @@ class DispatchRecorder(TorchDispatchMode):
         for i, t in enumerate(made):
             p = _storage_ptr(t)
             if p not in given:  # which of the op's outputs it is, too (a sort's values and indices)
-                self.made_storages[p] = self.first_made[p] = (*provenance, i)
+                made = (*provenance, i)
+                self._same[made] += 1
+                self.made_storages[p] = self.first_made[p] = (*made, self._same[made])
                 self.carried.pop(p, None)
                 if p:  # a host-made table may point into it
-                    self.scalars.note_span(p, _S_NBYTES_OF(t if _is_storage(t) else _T_UNTYPED(t)))
+                    self.made_bytes[p] = _S_NBYTES_OF(t if _is_storage(t) else _T_UNTYPED(t))
+                    self.scalars.note_span(p, self.made_bytes[p])
 
     def carry(self, before: dict[int, tuple[Any, ...]]) -> None:
         """Storages earlier calls made, with their provenance as made (the worker keeps them across calls)."""

@@ -419,6 +419,7 @@ class _Bound:
     foreign_kernels: Callable[[Any], list[str]]  # sandbox/dispatch_table.py: ops given a kernel from Python
     literals: set  # the numbers written in the candidate's source, read before its import (sandbox/scalars.py)
     made_before: dict  # storages earlier calls made, with their provenance then (a workspace cached at a first call)
+    made_bytes: dict  # and their sizes (a pointer into one is that storage and an offset)
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -444,7 +445,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
                loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
-               set(), {})
+               set(), {}, {})
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -500,7 +501,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     rec.carry(b.made_before)
     for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
         log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried,
-                   spans=spans)
+                   spans={**{p: n for p, n in b.made_bytes.items() if p in rec.carried}, **spans})
     b.memory.take()  # accesses outside this call's launches are no call's
     marks: list[str] = []
     watch = _Activity.current.watch if _Activity.current is not None else None
@@ -528,6 +529,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
             _remember_made(b.made_before, rec.first_made)
+            _remember_made(b.made_bytes, rec.made_bytes)
             # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
             changed, values_changed, host_changed, where = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
