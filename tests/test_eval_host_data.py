@@ -505,3 +505,25 @@ def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) 
     assert got["buffer"]["status"] == "passed", got["buffer"]["evidence"][:400]
     # red team 36: each bit of a host-made answer handed as one of the two inputs' addresses
     assert got["choice"]["status"] == "host_compute", got["choice"]["evidence"][:400]
+
+
+def test_a_cuda_generators_state_read_on_the_host_is_a_seed_once_a_call() -> None:
+    """FlagGems' philox_backend_seed_offset reads a CUDA generator's 16-byte state with get_state and advances the
+    offset (exponential_ on a 10-element output, an H100: read as 128 packed outcomes). The generator's seed as the
+    call began and an offset less than GENERATOR_STEP past it is a seed, once a call; any other 16 bytes are
+    host-made data (red team 37 dressed an answer as a seed and offset)."""
+    import struct
+
+    from kernelgenbench.sandbox.ledger import Found
+    from kernelgenbench.sandbox.protocol import GENERATOR_STATE, GENERATOR_STEP
+
+    def state(seed: int, offset: int) -> Found:
+        return Found("uint8", 16, 16, struct.pack("<Qq", seed, offset))
+
+    rec, _, _ = sealed_recorder()
+    rec.generator_states = ((1234, 4096),)
+    rec.took_host([state(1234, 4096 + 12)])
+    assert rec.host_built == 0 and rec.seed_draws[GENERATOR_STATE] == 1
+    rec.took_host([state(1234, 4096 + 16)])  # a second read in the call
+    rec.took_host([state(99, 4096), state(1234, 4096 - 4), state(1234, 4096 + GENERATOR_STEP)])
+    assert rec.host_built == 4 * 16 and rec.seed_draws[GENERATOR_STATE] == 1

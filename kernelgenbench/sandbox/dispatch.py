@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import functools
 import secrets
+import struct
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -27,6 +28,8 @@ from torch._library import custom_ops as _custom_ops
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelgenbench.sandbox.protocol import (
+    GENERATOR_STATE,
+    GENERATOR_STEP,
     HOST_KEEP_BYTES,
     SEED_BUMPS,
     SEED_ELEMS,
@@ -216,6 +219,8 @@ class DispatchRecorder(TorchDispatchMode):
         # order among themselves (red team 37 handed one of two `zeros(n)` per bit of the answer), which a
         # workspace cached at the first call shifts only where it was made exactly as a later tensor is
         self._same: Counter[tuple[Any, ...]] = Counter()
+        # (seed, Philox offset) of each CUDA generator of the call's device as the call began (`generator_states`)
+        self.generator_states: tuple[tuple[int, int], ...] = ()
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -388,13 +393,30 @@ class DispatchRecorder(TorchDispatchMode):
         self._note("", KEPT, 1, kept)
 
     def took_host(self, found: list[Any]) -> None:
-        """Storages the write ledger found written with no op or launch (`ledger.Found`): host-made data."""
+        """Storages the write ledger found written with no op or launch (`ledger.Found`): host-made data, but a
+        generator's state read as a seed (`_generator_state`)."""
         for f in found:
+            if self._generator_state(f):
+                continue
             self.unseen += 1
             self._note("", UNSEEN, 1)
             self._built(f.elements, f.nbytes)
             if f.data is not None:
                 self._keep_bytes(f.dtype, f.data)
+
+    def _generator_state(self, f: Any) -> bool:
+        """Whether `f` is the call's first read of a CUDA generator's state (protocol.GENERATOR_STATE): kept as a
+        seed (its bytes compared by the round comparison like a draw's), not as host-made data."""
+        if (f.data is None or f.nbytes != 16 or self.seed_draws[GENERATOR_STATE]
+                or sum(self.seed_draws.values()) >= SEED_MAX):
+            return False
+        seed, offset = struct.unpack("<Qq", f.data)
+        if not any(seed == s and 0 <= offset - o < GENERATOR_STEP for s, o in self.generator_states):
+            return False
+        self.seed_draws[GENERATOR_STATE] += 1
+        self._note("", SEED, 1)
+        self._keep_bytes(f.dtype, f.data)
+        return True
 
     def launch_starts(self, values: list[Any]) -> None:
         """Before a Triton launch (given its arguments): every storage written with no op since its last writer."""

@@ -36,6 +36,13 @@ SEED_MAX = 4  # seed draws a call may make; more are torch compute (a kernel dra
 # the generator's state (FlagGems' philox_backend_seed_offset: `c0, c1 = state.view(torch.int64); c1 += n`).
 # They count among the SEED_MAX seed ops, and their values are kept as host data like a draw's.
 SEED_BUMPS = ("aten::add_",)
+# A CUDA generator's state read on the host with get_state (16 bytes: seed and Philox offset) is found with no op
+# that made it: holding the seed the generator held when the call began and an offset less than GENERATOR_STEP
+# past the offset then, the first one of a call is a seed too (FlagGems' philox_backend_seed_offset, exponential_
+# on an H100: 16 bytes on a 10-element output read as 128 packed outcomes). Only the offset's step can carry
+# bits, and only 32 of them.
+GENERATOR_STATE = "generator.get_state"
+GENERATOR_STEP = 1 << 32
 SMALL_WRITE = 8  # elements: a write into a tensor this small is a few elements of an answer (CallReport.small_writes)
 MAX_DEPTH = 64  # deeper JSON is junk (and json.loads would recurse without end)
 

@@ -14,10 +14,12 @@ description of the tensors.
 from __future__ import annotations
 
 import base64
+import ctypes
 import faulthandler
 import importlib.util
 import os
 import resource
+import struct
 import sys
 import threading
 import time
@@ -75,6 +77,7 @@ _T_DETACH = _TENSOR_BASE.detach  # a second tensor object on the same storage
 _S_DATA_PTR = torch._C.StorageBase.data_ptr
 _S_IMPL = torch._C.StorageBase.__dict__["_cdata"].__get__  # which storage (a resize keeps it, set_ does not)
 _S_NBYTES = torch._C.StorageBase.nbytes
+_G_GET_STATE = torch._C.Generator.get_state
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
@@ -420,6 +423,7 @@ class _Bound:
     literals: set  # the numbers written in the candidate's source, read before its import (sandbox/scalars.py)
     made_before: dict  # storages earlier calls made, with their provenance then (a workspace cached at a first call)
     made_bytes: dict  # and their sizes (a pointer into one is that storage and an offset)
+    generators: tuple  # the CUDA default generators, bound before the candidate's import (it could rebind the tuple)
 
 
 def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
@@ -445,7 +449,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
                loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
-               set(), {}, {})
+               set(), {}, {}, _cuda_generators())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -459,6 +463,25 @@ def _no_marks(skip: tuple[str, ...] = ()) -> list[str]:
 # Replaced by the launch counter for the duration of every call: not tampering while it is active.
 _LAUNCH_RUNS = ("triton.JITFunction.run", "triton.InterpretedFunction.run")
 _OFF_STACK = "the dispatch recorder was not on top of the mode stack at the end of the call (popped or disabled)"
+
+
+def _cuda_generators() -> tuple[Any, ...]:
+    """The CUDA default generators (none without CUDA): their states as each call begins tell a Philox state a
+    wrapper reads with get_state from host-made data (DispatchRecorder._generator_state)."""
+    if not torch.cuda.is_available():
+        return ()
+    torch.cuda.init()
+    return tuple(torch.cuda.default_generators)
+
+
+def _generator_states(generators: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
+    """(seed, Philox offset) of each generator now, read with torch's own C methods."""
+    out = []
+    for g in generators:
+        state = _G_GET_STATE(g)
+        if _T_NUMEL(state) * _T_ELEMENT_SIZE(state) == 16:
+            out.append(struct.unpack("<Qq", ctypes.string_at(_S_DATA_PTR(_T_STORAGE(state)), 16)))
+    return tuple(out)
 
 
 def _draw(task: Any, spec: dict[str, Any], device: str, b: _Bound) -> tuple[dict[str, Any], dict[str, str]]:
@@ -499,6 +522,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
     rec.carry(b.made_before)
+    rec.generator_states = _generator_states(b.generators)
     for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
         log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried,
                    spans={**{p: n for p, n in b.made_bytes.items() if p in rec.carried}, **spans})

@@ -26,7 +26,7 @@ def without_seeds(ops: Mapping[str, int], seeds: Mapping[str, int], *, profiler:
     The profiler also sees what such a draw runs beneath it (randint.low_generator twice, random_ once): each
     random op there is discounted by PROFILED_PER_SEED per seed draw."""
     bumps = sum(n for op, n in seeds.items() if op.startswith(SEED_BUMPS))
-    draws = sum(seeds.values()) - bumps
+    draws = sum(n for op, n in seeds.items() if op.startswith(SEED_OPS))  # not a generator's state read
 
     def discount(op: str) -> int:
         if op.startswith(SEED_OPS):
