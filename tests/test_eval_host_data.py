@@ -143,7 +143,9 @@ def test_a_tiny_outputs_round_counts_changed_view_offsets_but_not_which_storage(
 
     def launch(offset: int, older: frozenset[int] = frozenset()) -> ScalarLog:
         log = ScalarLog()
-        log.places({}, older, before=dict.fromkeys(older, ("made by the call before",)))
+        at = scratch.untyped_storage().data_ptr()
+        made = None if older else {at: ("empty",)}  # made by this call, or kept from the one before
+        log.places({}, older, made, before=dict.fromkeys(older, ("made by the call before",)))
         log.start("k")
         log.add((scratch[offset:],))
         return log
@@ -151,7 +153,10 @@ def test_a_tiny_outputs_round_counts_changed_view_offsets_but_not_which_storage(
     rounds: dict = {}
     _leaves_changed(rounds, ("s",), (launch(16),))
     assert _leaves_changed(rounds, ("s",), (launch(16, frozenset({scratch.data_ptr()})),))[1] == 0
-    assert _leaves_changed(rounds, ("s",), (launch(40503 % 4096),))[1] == 2  # its offset and its size
+    kept = frozenset({scratch.data_ptr()})
+    assert _leaves_changed(rounds, ("s",), (launch(40503 % 4096, kept),))[1] == 2  # its offset and its size
+    # made again where the previous round had it kept: which storage it is counts too (red team 38)
+    assert _leaves_changed(rounds, ("s",), (launch(40503 % 4096),))[1] == 1
 
 
 def test_only_tritons_own_jit_functions_can_say_they_compiled() -> None:
@@ -475,11 +480,8 @@ def test_an_answer_made_on_the_host_for_a_tiny_output_is_caught_end_to_end(tmp_p
     assert "changed from the previous round" in got["host"]["evidence"]
 
 
-def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) -> None:
-    """FlagGems' pointwise wrappers hand kernels a StridedBuffer holding its address as an int (tests/honest/
-    fp29_mul_strided_buffer.py); on outputs of 1 to 3 elements the address, which moves from round to round, once
-    read as an answer made on the host (10 FlagGems ops on an H100, session 29). Which storage such an address
-    points into is still compared."""
+def _tiny_mul_run(tmp_path, shapes: list[list[int]], files: dict[str, str]) -> dict:
+    """`kgb eval` of tests/ files (candidate id: path) on aten/mul.Tensor at these shapes, 3 rounds: rows by id."""
     import json
 
     from eval_helpers import EXAMPLE_TASKS, run_kgb, task_rows, write_jsonl
@@ -487,21 +489,36 @@ def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) 
     row = next(r for r in map(json.loads, EXAMPLE_TASKS.read_text().splitlines()) if r["id"] == "aten/mul.Tensor")
     work = next(w for w in row["workloads"] if w["purpose"] == "correctness")
     row["workloads"] = []
-    for i, shape in enumerate([[1], [2], [3]]):
+    for i, shape in enumerate(shapes):
         tiny = json.loads(json.dumps(work))
         tiny["id"], tiny["args"]["self"]["shape"], tiny["args"]["other"]["shape"] = f"tiny-{i}", shape, shape
         row["workloads"].append(tiny)
     row["workload_status"] = {"state": "partial", "reason": "test: tiny correctness workloads"}
     here = Path(__file__).resolve().parent
-    sols = write_jsonl(tmp_path / "s.jsonl", [
-        {"task_id": row["id"], "code": (here / "honest" / "fp29_mul_strided_buffer.py").read_text(), "candidate_id": "buffer"},
-        {"task_id": row["id"], "code": (here / "tiny_corpus" / "rt36_ptr_choice_mul.py").read_text(), "candidate_id": "choice"}])
+    sols = write_jsonl(tmp_path / "s.jsonl", [{"task_id": row["id"], "code": (here / path).read_text(),
+                                               "candidate_id": name} for name, path in files.items()])
     out = tmp_path / "r.jsonl"
     proc = run_kgb("eval", "--dataset", str(write_jsonl(tmp_path / "tasks.jsonl", [row])), "--solutions", str(sols),
                    "--device", "cpu", "--workers", "1", "--timeout", "60", "--rounds", "3", "--seed", "1",
                    "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-2000:]
-    got = {r["candidate_id"]: r for r in task_rows(out)}
+    return {r["candidate_id"]: r for r in task_rows(out)}
+
+
+def test_a_storage_kept_from_another_workload_or_made_anew_per_bit_is_caught(tmp_path) -> None:
+    """Red team 38: after an honest first workload caches a table, each tiny call hands per bit either it or a
+    new one (made <-> kept was let go whatever the storage)."""
+    got = _tiny_mul_run(tmp_path, [[16], [1], [2]], {"kept": "tiny_corpus/rt38_kept_vs_made_mul.py"})
+    assert got["kept"]["status"] == "host_compute", got["kept"]["evidence"][:400]
+
+
+def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) -> None:
+    """FlagGems' pointwise wrappers hand kernels a StridedBuffer holding its address as an int (tests/honest/
+    fp29_mul_strided_buffer.py); on outputs of 1 to 3 elements the address, which moves from round to round, once
+    read as an answer made on the host (10 FlagGems ops on an H100, session 29). Which storage such an address
+    points into is still compared."""
+    got = _tiny_mul_run(tmp_path, [[1], [2], [3]], {"buffer": "honest/fp29_mul_strided_buffer.py",
+                                                    "choice": "tiny_corpus/rt36_ptr_choice_mul.py"})
     assert got["buffer"]["status"] == "passed", got["buffer"]["evidence"][:400]
     # red team 36: each bit of a host-made answer handed as one of the two inputs' addresses
     assert got["choice"]["status"] == "host_compute", got["choice"]["evidence"][:400]

@@ -221,6 +221,7 @@ class DispatchRecorder(TorchDispatchMode):
         self._same: Counter[tuple[Any, ...]] = Counter()
         # (seed, Philox offset) of each CUDA generator of the call's device as the call began (`generator_states`)
         self.generator_states: tuple[tuple[int, int], ...] = ()
+        self._origin: dict[int, tuple[Any, ...]] = {}  # the carried storages' provenance as made
         # the scalars handed to every op that is no view (a fill's value, a full's size, a tensor argument's place):
         # a value made from the data reaches memory this way (fills on overlapping windows), so they are logged
         # as a launch's are
@@ -323,7 +324,7 @@ class DispatchRecorder(TorchDispatchMode):
 
     def carry(self, before: dict[int, tuple[Any, ...]]) -> None:
         """Storages earlier calls made, with their provenance as made (the worker keeps them across calls)."""
-        self.carried = dict(before)
+        self.carried, self._origin = dict(before), before
 
     def _rewritten(self, ptr: int, provenance: tuple[Any, ...]) -> None:
         """A storage made in the call (or an earlier one) filled or copied into whole by an op: its content is
@@ -332,6 +333,10 @@ class DispatchRecorder(TorchDispatchMode):
             self._written(ptr, provenance)
 
     def _written(self, ptr: int, provenance: tuple[Any, ...]) -> None:
+        # which storage it is stays part of it: two made alike and rewritten alike are still two (red team 38
+        # zeroed both of red team 37's zeros(n) tables)
+        origin = self.first_made.get(ptr) or self._origin.get(ptr)
+        provenance = provenance if origin is None else (*provenance, origin)
         for known in (self.made_storages, self.carried):
             if ptr in known:
                 known[ptr] = provenance

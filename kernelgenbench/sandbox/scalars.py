@@ -462,11 +462,12 @@ class ScalarLog:
         if before is None:
             return 0
         if only:
-            return sum(_aligned(now, before.calls.get(name, []), frozenset(), only) for name, now in self.calls.items())
+            return sum(_aligned(now, before.calls.get(name, []), frozenset(), only, made=before.made_here)
+                       for name, now in self.calls.items())
         kept = [n for n in self.order if self._counted(n, skip)]
         total = self.over + _aligned([[n] for n in kept], [[n] for n in before.order if before._counted(n, skip)])
         for name, now in self.calls.items():
-            total += _aligned(now, before.calls.get(name, []), skip, weigh=weigh)
+            total += _aligned(now, before.calls.get(name, []), skip, weigh=weigh, made=before.made_here)
         return total
 
     def differences(self, before: ScalarLog | None, skip: frozenset[str] = frozenset(), limit: int = 3) -> list[str]:
@@ -478,12 +479,18 @@ class ScalarLog:
             for i, call in enumerate(now):
                 other = prev[i] if i < len(prev) else []
                 for k, leaf in enumerate(call):
-                    if (leaf[0] not in skip or _place_moved(leaf, other, k)) and (k >= len(other) or other[k] != leaf):
+                    if ((leaf[0] not in skip or _place_moved(leaf, other, k, before.made_here))
+                            and (k >= len(other) or other[k] != leaf)):
                         was = _shown(other[k]) if k < len(other) else "nothing"
                         out.append(f"{name} #{i} scalar {k}: {was} -> {_shown(leaf)}")
                         if len(out) >= limit:
                             return out
         return out
+
+    @property
+    def made_here(self) -> Any:
+        """The storages the call's ops made, by address (empty where not collected)."""
+        return self._made or {}
 
     def _counted(self, name: str, skip: frozenset[str]) -> bool:
         return "host" not in skip or not name.startswith(HOST_CALL)
@@ -498,11 +505,11 @@ _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128"
 
 
 def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset(), only: str = "",
-             weigh: bool = False) -> int:
+             weigh: bool = False, made: Any = frozenset()) -> int:
     """`_apart` with the calls aligned from the first and from the last, the smaller count."""
     shift = len(now) - len(prev)
-    starts = _apart(now, prev, 0, skip, only, weigh)
-    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only, weigh))
+    starts = _apart(now, prev, 0, skip, only, weigh, made)
+    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only, weigh, made))
 
 
 def source_numbers(path: str) -> frozenset[tuple[str, Any]]:
@@ -556,7 +563,7 @@ def _number_key(x: float | int) -> tuple[str, Any]:
 
 
 def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozenset[str] = frozenset(),
-           only: str = "", weigh: bool = False) -> int:
+           only: str = "", weigh: bool = False, made: Any = frozenset()) -> int:
     """Scalars of `now` not at the same place in `prev`, call i against call i - shift (kinds in `skip` left
     uncounted; with `only`, that kind alone counted; `weigh`: a small int by its nibbles)."""
     total = 0
@@ -564,7 +571,7 @@ def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozen
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
         total += sum(_nibbles(leaf) if weigh else 1 for k, leaf in enumerate(call)
-                     if (leaf[0] not in skip or _place_moved(leaf, other, k)) and (not only or leaf[0] == only)
+                     if (leaf[0] not in skip or _place_moved(leaf, other, k, made)) and (not only or leaf[0] == only)
                      and (k >= len(other) or other[k] != leaf))
     return total
 
@@ -583,11 +590,12 @@ def _nibbles(leaf: tuple[str, Any]) -> int:
     return (abs(int(leaf[1])).bit_length() + 4) // 4 if leaf[0] in ("small", "meta") else 1
 
 
-def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int) -> bool:
+def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int, made: Any = frozenset()) -> bool:
     """A storage handed where the previous round handed another: which of several tables or inputs a launch or op
     gets is a value (red team 18 picked one of 256 tables made before the call per byte of the answer, red team 31
     the same among tensors made in the call, red team 36 between the inputs, red team 37 between a table made at
-    import and one made in the call), unlike a workspace made in the first call and kept for the next (or made
-    again after it was dropped)."""
-    return (leaf[0] == "place" and k < len(other) and other[k][0] == "place"
-            and {leaf[1][0], other[k][1][0]} != {"kept", "made"})
+    import and one made in the call), unlike a workspace the previous round made (`made`: its storages by
+    address) and this one kept (red team 38 chose per bit between one an earlier workload made and a new one)."""
+    if not (leaf[0] == "place" and k < len(other) and other[k][0] == "place"):
+        return False
+    return not (leaf[1][0] == "kept" and other[k][1][0] == "made" and leaf[1][1] in made)
