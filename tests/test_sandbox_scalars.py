@@ -21,10 +21,13 @@ def test_every_scalar_is_a_leaf_in_walk_order_and_text_counts_by_chunks():
 def test_a_tensor_arguments_place_in_its_storage_is_a_leaf():
     scratch = torch.zeros(1 << 16, dtype=torch.uint8)
     at = ("store", (scratch.untyped_storage().data_ptr(), 1 << 16))
-    assert list(leaves((scratch[40503:40504],))) == [("meta", 40503), ("meta", 1), ("meta", 1), at]
+    assert list(leaves((scratch[40503:40504],))) == [("meta", 40503), ("meta", 1), ("meta", 1),
+                                                     ("dtype", "torch.uint8"), at]
     t = torch.zeros(2, 3)
     assert list(leaves([t.t()])) == [("meta", 0), ("meta", 3), ("meta", 2), ("meta", 1), ("meta", 3),
-                                     ("store", (t.untyped_storage().data_ptr(), 24))]
+                                     ("dtype", "torch.float32"), ("store", (t.untyped_storage().data_ptr(), 24))]
+    # one storage viewed as float32 or as int32 is two values (red team 39: a bit of the answer each)
+    assert list(leaves((t.view(torch.int32),))) != list(leaves((t,)))
 
 
 def test_a_tensor_is_logged_as_which_storage_it_is_an_input_an_older_one_or_one_made_in_the_call():
@@ -187,7 +190,7 @@ def test_which_older_storage_a_launch_gets_is_a_value_but_a_workspace_growing_ol
     assert launch(tables[0], {}).changed(first, frozenset({"place"})) == 0
     made = launch(workspace, {at: 0})
     assert launch(workspace, {}, before={at: 0}).changed(made, frozenset({"place"})) == 0
-    assert launch(tables[0], {}).changed(made, frozenset({"place"})) == 2  # its place, and its size
+    assert launch(tables[0], {}).changed(made, frozenset({"place"})) == 3  # its place, size and dtype
 
 
 def test_which_tensor_made_in_the_call_an_op_reads_is_a_value_where_their_contents_differ_by_host_values():

@@ -42,6 +42,7 @@ INT_AS_BITS = 1 << 24  # an int this large may be a float's bits (2**24 is a flo
 MAX_NUMBERS = 1 << 16  # scalars taken from one value (a table larger than this is no kernel constant)
 _BASE = torch._C.TensorBase
 _T_OFFSET, _T_SIZE, _T_STRIDE = _BASE.storage_offset, _BASE.size, _BASE.stride
+_T_DTYPE = _BASE.__dict__["dtype"].__get__
 _T_STORAGE, _S_DATA_PTR, _S_NBYTES = _BASE.untyped_storage, torch._C.StorageBase.data_ptr, torch._C.StorageBase.nbytes
 _SEQUENCES = (tuple, list, frozenset, set, collections.deque)
 _TEXT = (str, bytes, bytearray)
@@ -224,14 +225,16 @@ def _attributes(v: Any) -> list[Any]:
 
 
 def _tensor_meta(t: Any) -> Iterator[tuple[str, Any]]:
-    """A tensor's place in its storage as ("meta", n) leaves: its storage offset, sizes and strides (read through
-    torch's C base class: a subclass's code is not run)."""
+    """A tensor's place in its storage as ("meta", n) leaves: its storage offset, sizes and strides, then its
+    dtype (red team 39 handed one storage viewed as float32 or as int32 per bit of an answer) and its storage
+    (read through torch's C base class: a subclass's code is not run)."""
     try:
         meta = (_T_OFFSET(t), *_T_SIZE(t), *_T_STRIDE(t))
     except (RuntimeError, NotImplementedError):  # no strided layout (sparse, nested): no place to read
         return
     for x in meta:
         yield "meta", int(x)
+    yield "dtype", str(_T_DTYPE(t))
     try:
         storage = _T_STORAGE(t)
         yield "store", (_S_DATA_PTR(storage), _S_NBYTES(storage))
@@ -298,7 +301,9 @@ class ScalarLog:
         if name is not None:
             return "place", ("input", name)
         # older: alive before the call (the CPU ledger knows), or on any device not made by the call's ops
-        older = ptr in self._older or (self._made is not None and ptr not in self._made)
+        # (made first: a storage alive before the call may be freed in it and its address made anew)
+        made = self._made is not None and ptr in self._made
+        older = not made and (ptr in self._older or self._made is not None)
         if older and carried and ptr in self._before:
             return "place", ("made", self._before[ptr])
         if older:  # "kept": one an earlier call made (a workspace cached there), not one made at import
