@@ -401,3 +401,22 @@ def test_storages_made_alike_in_a_call_are_told_apart_by_their_order_among_thems
         a, b, c = torch.zeros(4), torch.zeros(4), torch.zeros(5)
     pa, pb, pc = (rec.made_storages[t.untyped_storage().data_ptr()] for t in (a, b, c))
     assert pa[:-1] == pb[:-1] and (pa[-1], pb[-1], pc[-1]) == (1, 2, 1)
+
+
+def test_a_tensor_made_alike_to_a_cache_the_previous_round_filled_is_one_lower_in_order():
+    """False-positive hunt 16: a staging buffer cached per shape is made as the output is, so the output is the
+    second alike storage in the round that fills the cache and the first after. Only that shift is let go: the
+    reverse, or a shift with no cache kept, is a storage chosen (red team 37)."""
+    from kernelgenbench.sandbox.scalars import _Moves, _place_moved
+
+    cache = 0x7000
+    moves = _Moves({cache: ("empty", 0, 1)}, {("empty", 0): 1})
+
+    def made(order: int) -> list:
+        return [("place", ("made", ("empty", 0, order)))]
+
+    assert not _place_moved(made(1)[0], made(2), 0, moves)
+    assert _place_moved(made(2)[0], made(1), 0, moves)
+    assert _place_moved(made(1)[0], made(2), 0, _Moves({}, {}))
+    rewritten = [("place", ("made", ("launch", 5, 0, ("empty", 0, 2))))]
+    assert not _place_moved(("place", ("made", ("launch", 5, 0, ("empty", 0, 1)))), rewritten, 0, moves)

@@ -30,7 +30,7 @@ import struct
 import sys
 import types
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -467,24 +467,26 @@ class ScalarLog:
         if before is None:
             return 0
         if only:
-            return sum(_aligned(now, before.calls.get(name, []), frozenset(), only, made=before.made_here)
+            moves = self._moves(before)
+            return sum(_aligned(now, before.calls.get(name, []), frozenset(), only, moves=moves)
                        for name, now in self.calls.items())
-        kept = [n for n in self.order if self._counted(n, skip)]
+        kept, moves = [n for n in self.order if self._counted(n, skip)], self._moves(before)
         total = self.over + _aligned([[n] for n in kept], [[n] for n in before.order if before._counted(n, skip)])
         for name, now in self.calls.items():
-            total += _aligned(now, before.calls.get(name, []), skip, weigh=weigh, made=before.made_here)
+            total += _aligned(now, before.calls.get(name, []), skip, weigh=weigh, moves=moves)
         return total
 
     def differences(self, before: ScalarLog | None, skip: frozenset[str] = frozenset(), limit: int = 3) -> list[str]:
         """The first `limit` scalars this round handed where `before` handed others (calls aligned from the first),
         each as "<call name> #<call> scalar <position>: <before> -> <now>": what a host_compute verdict names."""
         out: list[str] = []
+        moves = self._moves(before) if before is not None else None
         for name, now in self.calls.items() if before is not None else ():
             prev = before.calls.get(name, [])
             for i, call in enumerate(now):
                 other = prev[i] if i < len(prev) else []
                 for k, leaf in enumerate(call):
-                    if ((leaf[0] not in skip or _place_moved(leaf, other, k, before.made_here))
+                    if ((leaf[0] not in skip or _place_moved(leaf, other, k, moves))
                             and (k >= len(other) or other[k] != leaf)):
                         was = _shown(other[k]) if k < len(other) else "nothing"
                         out.append(f"{name} #{i} scalar {k}: {was} -> {_shown(leaf)}")
@@ -492,10 +494,15 @@ class ScalarLog:
                             return out
         return out
 
-    @property
-    def made_here(self) -> Any:
-        """The storages the call's ops made, by address (empty where not collected)."""
-        return self._made or {}
+    def _moves(self, before: ScalarLog) -> _Moves:
+        """What a place may do between `before` and this round without counting (`_place_moved`): the storages
+        `before`'s call made, by address, and of those this call keeps, how many were made with each provenance
+        (a cache filled by `before`'s call: as many fewer alike storages are made now, each one's order less)."""
+        made = before._made or {}
+        kept = {leaf[1][1] for calls in self.calls.values() for call in calls for leaf in call
+                if leaf[0] == "place" and leaf[1][0] == "kept"}
+        split = [_ordinal(self._before.get(p)) for p in kept if p in made]
+        return _Moves(made, dict(collections.Counter(s[2] for s in split if s is not None)))
 
     def _counted(self, name: str, skip: frozenset[str]) -> bool:
         return "host" not in skip or not name.startswith(HOST_CALL)
@@ -509,12 +516,23 @@ _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128"
              "uint32": 4, "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "complex32": 4}
 
 
+class _Moves(NamedTuple):
+    """The previous round's made storages (address -> provenance), and the provenances of those this round keeps,
+    each with how many (ScalarLog._moves)."""
+
+    made: Any
+    shift: dict[Any, int]
+
+
+_NO_MOVES = _Moves({}, {})
+
+
 def _aligned(now: list[list[Any]], prev: list[list[Any]], skip: frozenset[str] = frozenset(), only: str = "",
-             weigh: bool = False, made: Any = frozenset()) -> int:
+             weigh: bool = False, moves: _Moves = _NO_MOVES) -> int:
     """`_apart` with the calls aligned from the first and from the last, the smaller count."""
     shift = len(now) - len(prev)
-    starts = _apart(now, prev, 0, skip, only, weigh, made)
-    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only, weigh, made))
+    starts = _apart(now, prev, 0, skip, only, weigh, moves)
+    return starts if not shift else min(starts, _apart(now, prev, shift, skip, only, weigh, moves))
 
 
 def source_numbers(path: str) -> frozenset[tuple[str, Any]]:
@@ -568,7 +586,7 @@ def _number_key(x: float | int) -> tuple[str, Any]:
 
 
 def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozenset[str] = frozenset(),
-           only: str = "", weigh: bool = False, made: Any = frozenset()) -> int:
+           only: str = "", weigh: bool = False, moves: _Moves = _NO_MOVES) -> int:
     """Scalars of `now` not at the same place in `prev`, call i against call i - shift (kinds in `skip` left
     uncounted; with `only`, that kind alone counted; `weigh`: a small int by its nibbles)."""
     total = 0
@@ -576,7 +594,7 @@ def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozen
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
         total += sum(_nibbles(leaf) if weigh else 1 for k, leaf in enumerate(call)
-                     if (leaf[0] not in skip or _place_moved(leaf, other, k, made)) and (not only or leaf[0] == only)
+                     if (leaf[0] not in skip or _place_moved(leaf, other, k, moves)) and (not only or leaf[0] == only)
                      and (k >= len(other) or other[k] != leaf))
     return total
 
@@ -595,12 +613,41 @@ def _nibbles(leaf: tuple[str, Any]) -> int:
     return (abs(int(leaf[1])).bit_length() + 4) // 4 if leaf[0] in ("small", "meta") else 1
 
 
-def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int, made: Any = frozenset()) -> bool:
+def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int, moves: _Moves | None = None) -> bool:
     """A storage handed where the previous round handed another: which of several tables or inputs a launch or op
     gets is a value (red team 18 picked one of 256 tables made before the call per byte of the answer, red team 31
     the same among tensors made in the call, red team 36 between the inputs, red team 37 between a table made at
-    import and one made in the call), unlike a workspace the previous round made (`made`: its storages by
-    address) and this one kept (red team 38 chose per bit between one an earlier workload made and a new one)."""
+    import and one made in the call), unlike a workspace the previous round made and this one kept (red team 38
+    chose per bit between one an earlier workload made and a new one), or a tensor made now whose order among
+    alike ones is less by the alike ones the previous round made into a cache (false-positive hunt 16: a staging
+    buffer cached per shape, made as the output is)."""
     if not (leaf[0] == "place" and k < len(other) and other[k][0] == "place"):
         return False
-    return not (leaf[1][0] == "kept" and other[k][1][0] == "made" and leaf[1][1] in made)
+    moves = moves or _NO_MOVES
+    now, was = leaf[1], other[k][1]
+    if now[0] == "kept" and was[0] == "made" and now[1] in moves.made:
+        return False
+    return not (now[0] == was[0] == "made" and _renumbered(now[1], was[1], moves.shift))
+
+
+def _renumbered(now: Any, was: Any, shift: dict[Any, int]) -> bool:
+    """Two made storages' provenances equal but for the order among alike ones, the order now less by the alike
+    ones the previous round made and this one keeps. A rewritten storage's provenance ends in how it was made."""
+    split = [_ordinal(p) for p in (now, was)]
+    if None in split or split[0][0] != split[1][0]:
+        return False
+    (_, k_now, base), (_, k_was, _) = split
+    return base in shift and k_now == k_was - shift[base]
+
+
+def _ordinal(provenance: Any) -> tuple[Any, int, Any] | None:
+    """(the provenance but its order, the order, how it was made but its order) of a made storage's provenance
+    (sandbox/dispatch.py: `(*how, output, order)`, or `(*rewrite, (*how, output, order))` once rewritten)."""
+    if _type(provenance) is not tuple or not provenance:
+        return None
+    last = provenance[-1]
+    if _type(last) is int:
+        return provenance[:-1], last, provenance[:-1]
+    if _type(last) is tuple and last and _type(last[-1]) is int:
+        return (provenance[:-1], last[:-1]), last[-1], last[:-1]
+    return None
