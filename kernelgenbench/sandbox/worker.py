@@ -426,7 +426,7 @@ class _Bound:
     generators: tuple  # the CUDA default generators, bound before the candidate's import (it could rebind the tuple)
 
 
-def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
+def _bind(watched: dict[str, tuple[Any, str]], *, cuda: bool = False) -> _Bound:
     """Import and bind every guard the worker uses per call (call before importing the candidate)."""
     from kernelgenbench.evaluator import timing
     from kernelgenbench.evaluator.inputs import make_args, round_inputs, split_call_args
@@ -449,7 +449,7 @@ def _bind(watched: dict[str, tuple[Any, str]]) -> _Bound:
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
                loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
-               set(), {}, {}, _cuda_generators())
+               set(), {}, {}, _cuda_generators() if cuda else ())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -466,10 +466,9 @@ _OFF_STACK = "the dispatch recorder was not on top of the mode stack at the end 
 
 
 def _cuda_generators() -> tuple[Any, ...]:
-    """The CUDA default generators (none without CUDA): their states as each call begins tell a Philox state a
-    wrapper reads with get_state from host-made data (DispatchRecorder._generator_state)."""
-    if not torch.cuda.is_available():
-        return ()
+    """The CUDA default generators of a worker on a CUDA device (its device set already): their states as each
+    call begins tell a Philox state a wrapper reads with get_state from host-made data
+    (DispatchRecorder._generator_state)."""
     torch.cuda.init()
     return tuple(torch.cuda.default_generators)
 
@@ -885,7 +884,7 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
     activity.install()
     watched["threading.Thread.start"] = (threading.Thread, "start")
     # Everything used from here on is bound now, before the candidate is imported: locals, not names.
-    b = _bind(watched)
+    b = _bind(watched, cuda=torch.device(device).type == "cuda")
     b.hooks.install()
 
     def send(obj: Any) -> bytes:
