@@ -519,13 +519,16 @@ def test_a_libraries_strided_buffer_on_tiny_outputs_passes_end_to_end(tmp_path) 
     points into is still compared."""
     got = _tiny_mul_run(tmp_path, [[1], [2], [3]], {"buffer": "honest/fp29_mul_strided_buffer.py",
                                                     "staged": "honest/fp29_mul_cached_stage_alike_out.py",
-                                                    "choice": "tiny_corpus/rt36_ptr_choice_mul.py"})
+                                                    "choice": "tiny_corpus/rt36_ptr_choice_mul.py",
+                                                    "parity": "tiny_corpus/rt40_order_parity_mul.py"})
     assert got["buffer"]["status"] == "passed", got["buffer"]["evidence"][:400]
     # a staging buffer cached per shape, made as the output is: the output's order among alike storages is
     # one less once the cache is filled (false-positive hunt 16)
     assert got["staged"]["status"] == "passed", got["staged"]["evidence"][:400]
     # red team 36: each bit of a host-made answer handed as one of the two inputs' addresses
     assert got["choice"]["status"] == "host_compute", got["choice"]["evidence"][:400]
+    # red team 40: a bit each as the parity of an order among alike storages, shifted or not per position
+    assert got["parity"]["status"] == "host_compute", got["parity"]["evidence"][:400]
 
 
 def test_a_cuda_generators_state_read_on_the_host_is_a_seed_once_a_call() -> None:

@@ -405,18 +405,21 @@ def test_storages_made_alike_in_a_call_are_told_apart_by_their_order_among_thems
 
 def test_a_tensor_made_alike_to_a_cache_the_previous_round_filled_is_one_lower_in_order():
     """False-positive hunt 16: a staging buffer cached per shape is made as the output is, so the output is the
-    second alike storage in the round that fills the cache and the first after. Only that shift is let go: the
-    reverse, or a shift with no cache kept, is a storage chosen (red team 37)."""
+    second alike storage in the round that fills the cache and the first after. It must be exactly that much lower:
+    an order kept where it should have shifted, or shifted where it should not, is a storage chosen (red team 40
+    chose per bit between the two)."""
     from kernelgenbench.sandbox.scalars import _Moves, _place_moved
 
     cache = 0x7000
-    moves = _Moves({cache: ("empty", 0, 1)}, {("empty", 0): 1})
+    moves = _Moves({cache: ("empty", 0, 1)}, {("empty", 0): [1]})  # the cache was the first made alike
 
-    def made(order: int) -> list:
-        return [("place", ("made", ("empty", 0, order)))]
+    def made(order: int, rewrite: tuple = ()) -> tuple:
+        return ("made", (*rewrite, ("empty", 0, order)) if rewrite else ("empty", 0, order))
 
-    assert not _place_moved(made(1)[0], made(2), 0, moves)
-    assert _place_moved(made(2)[0], made(1), 0, moves)
-    assert _place_moved(made(1)[0], made(2), 0, _Moves({}, {}))
-    rewritten = [("place", ("made", ("launch", 5, 0, ("empty", 0, 2))))]
-    assert not _place_moved(("place", ("made", ("launch", 5, 0, ("empty", 0, 1)))), rewritten, 0, moves)
+    assert not _place_moved(made(1), made(2), moves)  # made after the cache: one lower now
+    assert _place_moved(made(2), made(2), moves)  # not lower: chosen
+    assert _place_moved(made(2), made(1), moves) and _place_moved(made(1), made(2), _Moves({}, {}))
+    before_cache = _Moves({cache: ("empty", 0, 2)}, {("empty", 0): [2]})  # the cache made after it: no shift
+    assert not _place_moved(made(1), made(1), before_cache) and _place_moved(made(0), made(1), before_cache)
+    assert not _place_moved(made(1, ("launch", 5, 0)), made(2, ("launch", 5, 0)), moves)
+    assert not _place_moved(("kept", cache), made(1), moves)  # the cache itself, kept

@@ -486,8 +486,7 @@ class ScalarLog:
             for i, call in enumerate(now):
                 other = prev[i] if i < len(prev) else []
                 for k, leaf in enumerate(call):
-                    if ((leaf[0] not in skip or _place_moved(leaf, other, k, moves))
-                            and (k >= len(other) or other[k] != leaf)):
+                    if _leaf_counts(leaf, other, k, skip, moves):
                         was = _shown(other[k]) if k < len(other) else "nothing"
                         out.append(f"{name} #{i} scalar {k}: {was} -> {_shown(leaf)}")
                         if len(out) >= limit:
@@ -496,13 +495,17 @@ class ScalarLog:
 
     def _moves(self, before: ScalarLog) -> _Moves:
         """What a place may do between `before` and this round without counting (`_place_moved`): the storages
-        `before`'s call made, by address, and of those this call keeps, how many were made with each provenance
-        (a cache filled by `before`'s call: as many fewer alike storages are made now, each one's order less)."""
+        `before`'s call made, by address, and of those this call keeps, the orders they had among alike ones as
+        `before` made them, by how they were made (a cache filled by `before`'s call: each alike storage made
+        after one of them is one lower in order now)."""
         made = before._made or {}
         kept = {leaf[1][1] for calls in self.calls.values() for call in calls for leaf in call
                 if leaf[0] == "place" and leaf[1][0] == "kept"}
-        split = [_ordinal(self._before.get(p)) for p in kept if p in made]
-        return _Moves(made, dict(collections.Counter(s[2] for s in split if s is not None)))
+        shift: dict[Any, list[int]] = {}
+        for split in (_ordinal(self._before.get(p)) for p in kept if p in made):
+            if split is not None:
+                shift.setdefault(split[2], []).append(split[1])
+        return _Moves(made, shift)
 
     def _counted(self, name: str, skip: frozenset[str]) -> bool:
         return "host" not in skip or not name.startswith(HOST_CALL)
@@ -521,7 +524,7 @@ class _Moves(NamedTuple):
     each with how many (ScalarLog._moves)."""
 
     made: Any
-    shift: dict[Any, int]
+    shift: dict[Any, list[int]]
 
 
 _NO_MOVES = _Moves({}, {})
@@ -594,9 +597,19 @@ def _apart(now: list[list[Any]], prev: list[list[Any]], shift: int, skip: frozen
         j = i - shift
         other = prev[j] if 0 <= j < len(prev) else []
         total += sum(_nibbles(leaf) if weigh else 1 for k, leaf in enumerate(call)
-                     if (leaf[0] not in skip or _place_moved(leaf, other, k, moves)) and (not only or leaf[0] == only)
-                     and (k >= len(other) or other[k] != leaf))
+                     if (not only or leaf[0] == only) and _leaf_counts(leaf, other, k, skip, moves))
     return total
+
+
+def _leaf_counts(leaf: tuple[str, Any], other: list[Any], k: int, skip: frozenset[str], moves: _Moves) -> bool:
+    """Whether `leaf` counts as changed from the previous round's call `other`, position `k` against position `k`:
+    a kind in `skip` does not, but a place that moved does (`_place_moved`)."""
+    if k >= len(other):
+        return leaf[0] not in skip
+    was = other[k]
+    if leaf[0] == "place" and was[0] == "place" and _place_moved(leaf[1], was[1], moves):
+        return True
+    return leaf[0] not in skip and leaf != was
 
 
 def _shown(leaf: tuple[str, Any]) -> str:
@@ -613,31 +626,22 @@ def _nibbles(leaf: tuple[str, Any]) -> int:
     return (abs(int(leaf[1])).bit_length() + 4) // 4 if leaf[0] in ("small", "meta") else 1
 
 
-def _place_moved(leaf: tuple[str, Any], other: list[Any], k: int, moves: _Moves | None = None) -> bool:
+def _place_moved(now: tuple[Any, ...], was: tuple[Any, ...], moves: _Moves | None = None) -> bool:
     """A storage handed where the previous round handed another: which of several tables or inputs a launch or op
     gets is a value (red team 18 picked one of 256 tables made before the call per byte of the answer, red team 31
     the same among tensors made in the call, red team 36 between the inputs, red team 37 between a table made at
     import and one made in the call), unlike a workspace the previous round made and this one kept (red team 38
-    chose per bit between one an earlier workload made and a new one), or a tensor made now whose order among
-    alike ones is less by the alike ones the previous round made into a cache (false-positive hunt 16: a staging
-    buffer cached per shape, made as the output is)."""
-    if not (leaf[0] == "place" and k < len(other) and other[k][0] == "place"):
-        return False
+    chose per bit between one an earlier workload made and a new one). A tensor made alike to such a cache is one
+    lower in order for each of them made before it, and must be (false-positive hunt 16: a staging buffer cached
+    per shape, made as the output is; red team 40 chose per bit between the order shifted and not)."""
     moves = moves or _NO_MOVES
-    now, was = leaf[1], other[k][1]
     if now[0] == "kept" and was[0] == "made" and now[1] in moves.made:
         return False
-    return not (now[0] == was[0] == "made" and _renumbered(now[1], was[1], moves.shift))
-
-
-def _renumbered(now: Any, was: Any, shift: dict[Any, int]) -> bool:
-    """Two made storages' provenances equal but for the order among alike ones, the order now less by the alike
-    ones the previous round made and this one keeps. A rewritten storage's provenance ends in how it was made."""
-    split = [_ordinal(p) for p in (now, was)]
-    if None in split or split[0][0] != split[1][0]:
-        return False
-    (_, k_now, base), (_, k_was, _) = split
-    return base in shift and k_now == k_was - shift[base]
+    if now[0] == was[0] == "made":
+        a, b = _ordinal(now[1]), _ordinal(was[1])
+        if a is not None and b is not None and b[2] in moves.shift:
+            return a[0] != b[0] or a[1] != b[1] - sum(1 for c in moves.shift[b[2]] if c < b[1])
+    return now != was
 
 
 def _ordinal(provenance: Any) -> tuple[Any, int, Any] | None:
