@@ -352,7 +352,9 @@ def _connect(ray: ModuleType, address: str | None) -> bool:
         return False
     local = address in (None, "", "local")
     kw: dict[str, Any] = {"include_dashboard": False} if local else {}
-    ray.init(address=None if local else address, log_to_driver=False, logging_level="warning", **kw)
+    # "local" starts one even where /tmp/ray names an instance started before: with None, Ray connects to that
+    # one, and waits forever for its GCS if it was killed (a CI run killed mid-test left such a file here)
+    ray.init(address="local" if local else address, log_to_driver=False, logging_level="warning", **kw)
     return True
 
 
