@@ -314,9 +314,9 @@ class DispatchRecorder(TorchDispatchMode):
         for i, t in enumerate(made):
             p = _storage_ptr(t)
             if p not in given:  # which of the op's outputs it is, too (a sort's values and indices)
-                made = (*provenance, i)
-                self._same[made] += 1
-                self.made_storages[p] = self.first_made[p] = (*made, self._same[made])
+                how = (*provenance, i)
+                self._same[how] += 1
+                self.made_storages[p] = self.first_made[p] = (*how, self._same[how])
                 self.carried.pop(p, None)
                 if p:  # a host-made table may point into it
                     self.made_bytes[p] = _S_NBYTES_OF(t if _is_storage(t) else _T_UNTYPED(t))

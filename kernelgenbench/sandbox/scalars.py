@@ -29,6 +29,7 @@ import itertools
 import struct
 import sys
 import types
+import weakref
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -273,6 +274,8 @@ class ScalarLog:
         self.foreign: dict[int, int] = {}  # storages handed over that are neither an input nor made: address -> bytes
         self._spans: dict[int, int] = {}  # storages handed over in the call so far: address -> bytes
         self._starts: list[int] = []  # their addresses, sorted
+        # `_moves` of the last previous round asked about (held weakly: a round's log would keep every earlier one)
+        self._moved: tuple[weakref.ref[ScalarLog], _Moves] | None = None
 
     def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, Any] | None = None,
                values: Any = (), literals: Any = frozenset(), before: dict[int, Any] | None = None,
@@ -286,9 +289,8 @@ class ScalarLog:
         (an address into one is that input and an offset)."""
         self._inputs, self._older, self._made, self._literals = inputs, older, made, literals
         self._before = before or {}
-        self._spans, self._starts = {}, []
-        for ptr, nbytes in (spans or {}).items():
-            self.note_span(ptr, nbytes)
+        self._spans = {ptr: nbytes for ptr, nbytes in (spans or {}).items() if ptr}
+        self._starts = sorted(self._spans)  # at once: one insort per storage is quadratic in the worker's cache
         self.input_values = frozenset(_value_key(leaf) for leaf in map(_scalar, values)
                                       if leaf is not None and leaf[0] == "number")
 
@@ -497,7 +499,9 @@ class ScalarLog:
         """What a place may do between `before` and this round without counting (`_place_moved`): the storages
         `before`'s call made, by address, and of those this call keeps, the orders they had among alike ones as
         `before` made them, by how they were made (a cache filled by `before`'s call: each alike storage made
-        after one of them is one lower in order now)."""
+        after one of them is one lower in order now). Worked out once per previous round: every count asks."""
+        if self._moved is not None and self._moved[0]() is before:
+            return self._moved[1]
         made = before._made or {}
         kept = {leaf[1][1] for calls in self.calls.values() for call in calls for leaf in call
                 if leaf[0] == "place" and leaf[1][0] == "kept"}
@@ -505,7 +509,8 @@ class ScalarLog:
         for split in (_ordinal(self._before.get(p)) for p in kept if p in made):
             if split is not None:
                 shift.setdefault(split[2], []).append(split[1])
-        return _Moves(made, shift)
+        self._moved = (weakref.ref(before), _Moves(made, shift))
+        return self._moved[1]
 
     def _counted(self, name: str, skip: frozenset[str]) -> bool:
         return "host" not in skip or not name.startswith(HOST_CALL)
@@ -520,8 +525,8 @@ _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128"
 
 
 class _Moves(NamedTuple):
-    """The previous round's made storages (address -> provenance), and the provenances of those this round keeps,
-    each with how many (ScalarLog._moves)."""
+    """The previous round's made storages (address -> provenance), and of those this round keeps, the orders they
+    had among alike ones, by how they were made (ScalarLog._moves)."""
 
     made: Any
     shift: dict[Any, list[int]]

@@ -602,7 +602,8 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
     Second, the same count over every value but tensor places, host-made data's first values included (what a
     tiny output is judged by); third, over host-made data's first values alone (a small output's); fourth, the
-    first of the second count's values, described (of the first count's where the second has none). The call's logs are kept for the next round.
+    first of the second count's values, described (of the first count's where the second has none). The call's
+    logs are kept for the next round.
 
     A call that compiled a kernel (`compiled`) is compared with none after it that did not: a library's first
     launch goes through Triton's JIT entry and later ones through its own cache of compiled kernels (FlagGems'
