@@ -119,3 +119,25 @@ def test_memory_an_op_hands_out_unwritten_holds_no_stale_bytes():
     assert grown[:4].tolist() == [0.0, 1.0, 2.0, 3.0] and torch.isnan(grown[4:]).all()  # a resize keeps its bytes
     assert torch.isnan(from_nothing).all() and torch.isnan(like).all()
     assert rec.unseen == 0  # the filled bytes are the allocating op's: no write out of sight
+
+
+def test_a_storage_moved_with_no_op_is_found_at_its_new_place_and_its_old_place_is_not_read():
+    ledger, t = WriteLedger(), torch.arange(64, dtype=torch.float32)
+    ledger.record([t])
+    old = t.data_ptr()
+    t.untyped_storage()._share_fd_cpu_()  # same storage object, new memory: no recorder saw a writer of it
+    t.numpy()[5] = -1.0
+    assert t.data_ptr() != old
+    (found,) = ledger.moved()  # red team 11 did this inside a launch, whose end would adopt the new place
+    assert torch.frombuffer(bytearray(found.data), dtype=torch.float32)[5] == -1.0
+    assert old not in ledger._table and ledger.check_all() == []
+    # a move a known writer made (an op the recorder records: `resize_` growing a buffer) is not counted
+    u = torch.zeros(8)
+    ledger.record([u])
+    u.resize_(1 << 16)
+    ledger.record([u])
+    assert ledger.moved() == [] and ledger.check_all() == []
+    # a move at a call's start (a timed call's, no recorder) is adopted without a count
+    u.resize_(1 << 17)
+    ledger.refresh()
+    assert ledger.moved() == [] and u.data_ptr() in ledger._table

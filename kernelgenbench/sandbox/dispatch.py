@@ -430,8 +430,10 @@ class DispatchRecorder(TorchDispatchMode):
 
     def launch_ends(self, values: list[Any]) -> None:
         """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table; a storage
-        made in the call that it was handed holds what a launch with its host values wrote."""
+        made in the call that it was handed holds what a launch with its host values wrote. A storage it moved
+        is not among those: no kernel re-points a storage, code a kernel body ran under the interpreter did."""
         if self._ledger is not None:
+            self.took_host(self._ledger.moved())
             self._ledger.refresh(values)
         provenance = ("launch", self.scalars.identity(values))  # what it was handed, before it wrote
         for i, t in enumerate(values):  # and which of its arguments a storage was (red team 34: 16 tables, one launch)
@@ -445,6 +447,7 @@ class DispatchRecorder(TorchDispatchMode):
         when it returns. `mid_launch`: the launch's programs ran before it, and their writes are the launch's."""
         depth, self._paused = self._paused, 0  # the attribute, not the setter: no pause is counted
         if mid_launch and self._ledger is not None:
+            self.took_host(self._ledger.moved())
             self._ledger.refresh()
         try:
             yield

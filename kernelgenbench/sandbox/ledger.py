@@ -41,6 +41,7 @@ _T_STORAGE, _T_DTYPE = _BASE.untyped_storage, _BASE.__dict__["dtype"].__get__
 _S_PTR, _S_NBYTES = _STORAGE.data_ptr, _STORAGE.nbytes
 _S_DEVICE = _STORAGE.__dict__["device"].__get__
 _WEAK, _EXPIRED, _FREE = _STORAGE._weak_ref, _STORAGE._expired, _STORAGE._free_weak_ref
+_FROM_WEAK = torch.UntypedStorage._new_with_weak_ptr
 # bound now: a candidate may rebind torch.Tensor (a Parameter's storage is read as a tensor's)
 _TENSOR, _UNTYPED, _PARAMETER = torch.Tensor, torch.UntypedStorage, torch.nn.Parameter
 _issubclass, _type = issubclass, type
@@ -82,9 +83,9 @@ class WriteLedger:
         return found
 
     def check_all(self) -> list[Found]:
-        """Every live storage in the ledger whose bytes changed since it was digested, digested anew; dead ones
-        are dropped."""
-        found = []
+        """Every live storage in the ledger whose bytes changed since it was digested, or that moved to memory no
+        known writer left (`moved`), digested anew; dead ones are dropped."""
+        found = self.moved()
         for ptr, (weak, nbytes, digest, dtype) in list(self._table.items()):
             if _EXPIRED(weak):
                 self._drop(ptr)
@@ -95,9 +96,26 @@ class WriteLedger:
                 self._table[ptr] = (weak, nbytes, now, dtype)
         return found
 
+    def moved(self) -> list[Found]:
+        """The storages it holds that were re-pointed to memory no known writer left (a storage object keeps its
+        identity when its memory is replaced: `_share_fd_cpu_`, `resize_` with the recorders off; red team 11
+        moved an output into shared memory inside a launch and wrote the answer there through the file), each
+        digested at its new place. One an op moved is already known there and is not counted."""
+        found = []
+        for storage, dtype in self._relocated():
+            ptr, nbytes = _S_PTR(storage), _S_NBYTES(storage)
+            if ptr and nbytes and not self._known(ptr, nbytes):
+                found.append(_found(ptr, nbytes, dtype))
+                self._put(ptr, storage, dtype)
+        return found
+
     def refresh(self, values: Iterable[Any] = ()) -> None:
         """Digest every live storage anew, and add those of `values` it does not hold (the start of a call: what
-        ran since was not the call's; the end of a launch: it may have written any)."""
+        ran since was not the call's; the end of a launch: it may have written any). A storage that moved is
+        digested at its new place (`moved` is what counts a move)."""
+        for storage, dtype in self._relocated():
+            if _S_PTR(storage) and _S_NBYTES(storage):
+                self._put(_S_PTR(storage), storage, dtype)
         for ptr, storage, dtype in _storages(values):
             entry = self._table.get(ptr)
             if entry is None or _EXPIRED(entry[0]):
@@ -132,6 +150,19 @@ class WriteLedger:
             # inside a launch) or where torch did not allocate it; its bytes are no op's.
             return True, digest
         return digest != self._table[ptr][2], digest
+
+    def _relocated(self) -> list[tuple[Any, torch.dtype]]:
+        """The live storages held at an address or size they no longer have, their entries dropped: digesting
+        the old address would read memory that was freed (and may be unmapped)."""
+        out = []
+        for ptr, (weak, nbytes, _, dtype) in list(self._table.items()):
+            if _EXPIRED(weak):
+                continue
+            storage = _FROM_WEAK(weak)
+            if _S_PTR(storage) != ptr or _S_NBYTES(storage) != nbytes:
+                self._drop(ptr)
+                out.append((storage, dtype))
+        return out
 
     def _known(self, ptr: int, nbytes: int) -> bool:
         """Whether a live storage of this size at this address was digested after a known writer."""
