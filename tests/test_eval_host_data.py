@@ -115,9 +115,11 @@ def test_rounds_that_entered_the_same_launches_another_way_compare_their_ops_onl
     rounds: dict = {}
     assert _leaves_changed(rounds, ("s",), logs(3, 1.5), path=("jit",)) == (0, 0, 0, ())
     assert _leaves_changed(rounds, ("s",), logs(4, 1.5), path=("direct",))[1] == 0  # launches' logs left out
-    assert _leaves_changed(rounds, ("s",), logs(4, 2.5), path=("jit",))[1] == 1  # the ops' log still counts
-    same_path = _leaves_changed(rounds, ("s",), logs(5, 2.5), path=("jit",))
-    assert same_path[1] == 1 and same_path[3] == ("k#1 #0 scalar 0: ('small', 4) -> ('small', 5)",)  # named
+    other = {("s",): rounds[("s",)][:1]}  # the first round alone before it
+    assert _leaves_changed(other, ("s",), logs(5, 2.5), path=("direct",))[1] == 1  # the ops' log still counts
+    # a round entered as an older one was is compared with that one, whole
+    same_path = _leaves_changed(rounds, ("s",), logs(6, 1.5), path=("jit",))
+    assert same_path[1] == 1 and same_path[3] == ("k#1 #0 scalar 0: ('small', 3) -> ('small', 6)",)  # named
     assert _leaves_changed(rounds, ("s",), logs(6, 2.5, launches=2), path=("jit", "jit"))[1] >= 1  # count changed
 
 
@@ -551,3 +553,13 @@ def test_a_cuda_generators_state_read_on_the_host_is_a_seed_once_a_call() -> Non
     rec.took_host([state(1234, 4096 + 16)])  # a second read in the call
     rec.took_host([state(99, 4096), state(1234, 4096 - 4), state(1234, 4096 + GENERATOR_STEP)])
     assert rec.host_built == 4 * 16 and rec.seed_draws[GENERATOR_STATE] == 1
+
+
+def test_an_address_keyed_cache_passes_and_a_host_product_behind_it_is_caught(tmp_path) -> None:
+    """Odd rounds run in the last round's buffers: an address-keyed plan cache hits there and misses on the next
+    fresh round, which is compared with the fresh round before it; a host product handed behind the same cache
+    changes there."""
+    got = _tiny_mul_run(tmp_path, [[1], [2], [3]], {"plan": "honest/fp30_mul_ptrkey_plan_cache.py",
+                                                    "cheat": "tiny_corpus/rt41_ptrkey_cache_scalar_mul.py"})
+    assert got["plan"]["status"] == "passed", got["plan"]["evidence"][:400]
+    assert got["cheat"]["status"] == "host_compute", got["cheat"]["evidence"][:400]

@@ -418,7 +418,7 @@ class _Bound:
     kernel_rules: Any  # sandbox/kernel_rules.py's KernelRules: Triton's rule for kernel bodies, per launch
     memory: Any  # sandbox/launch_memory.py's LaunchMemory: the interpreter's loads and stores, per launch
     kernels: Any  # sandbox/interpreted_kernels.py's InterpretedKernels: the functions the interpreter runs
-    rounds: dict  # per workload's shapes and scalars: the scalars its last recorded call handed to its launches
+    rounds: dict  # per workload's shapes and scalars: the scalars its recorded calls handed to their launches
     foreign_kernels: Callable[[Any], list[str]]  # sandbox/dispatch_table.py: ops given a kernel from Python
     literals: set  # the numbers written in the candidate's source, read before its import (sandbox/scalars.py)
     made_before: dict  # storages earlier calls made, with their provenance then (a workspace cached at a first call)
@@ -616,9 +616,10 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     its own cache goes through the JIT even where Triton's cache holds the kernel already (no compile), and the
     next calls the launcher directly, which logs nothing (FlagGems' LibEntry: 19 false positives on an H100,
     session 27). Any other difference in the launches (a count that changes: red team 30) is compared whole."""
-    before = rounds.get(shape)
-    rounds[shape] = (found, compiled, path)
-    if before is None or (before[1] and not compiled):
+    history = rounds.setdefault(shape, [])
+    before = _partner(history, found, path)
+    history.append((found, compiled, path))
+    if before is None or (before[1] and not compiled and before is history[-2]):
         return 0, 0, 0, ()
     pairs = list(zip(found, before[0], strict=True))
     if _entered_otherwise(path, before[2]):
@@ -628,6 +629,21 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     skip = _PLACES if values else _HOST_ONLY  # what the verdict will name: the tiny output's count, or the share's
     where = tuple(d for now, prev in pairs for d in now.differences(prev, skip))[:3] if changed or values else ()
     return changed, values, sum(now.changed(prev, only="host") for now, prev in pairs), where
+
+
+def _partner(history: list, found: tuple[ScalarLog, ...], path: tuple[str, ...]) -> tuple | None:
+    """The earlier round of the same shapes to compare with: the last one, unless it launched other kernels or
+    ran other ops (counts by name) or entered its launches otherwise, and an older one did all alike; that one
+    then, compiled or not (the same entries log the same arguments). A cache keyed by address misses on a round
+    in fresh buffers and hits on one in the last round's (`_Serving.keep`): fresh rounds are compared with each
+    other. A call unlike every earlier one is compared with the last, as a whole."""
+    if not history:
+        return None
+    counts = tuple({name: len(calls) for name, calls in log.calls.items()} for log in found)
+    for older in reversed(history):
+        if older[2] == path and tuple({n: len(c) for n, c in log.calls.items()} for log in older[0]) == counts:
+            return older
+    return history[-1]
 
 
 _ENTRIES = frozenset({"jit", "grid", "direct"})  # the ways into a compiled launch (sandbox/launches.py)
