@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
 import secrets
 import struct
 from collections import Counter
@@ -47,6 +48,8 @@ _T_NUMEL, _T_ELEMENT_SIZE, _T_DATA_PTR = _BASE.numel, _BASE.element_size, _BASE.
 _T_SIZE, _T_STRIDE = _BASE.size, _BASE.stride
 _T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
 _T_DTYPE = _BASE.__dict__["dtype"].__get__
+_PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})  # the types whose ops run torch's own kernels
+_GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
 _OFFSET_DTYPES = frozenset({torch.int64, torch.int32})  # a generator state's seed and offset words
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
@@ -272,26 +275,14 @@ class DispatchRecorder(TorchDispatchMode):
         # A view reads and writes no data (only a storage first met there is news); inside a launch the launch is
         # the writer (launch_starts/_ends). What lift_fresh wraps is host data by definition (counted below).
         view = getattr(func, "is_view", False)
-        ledger = None if self._paused else self._ledger
-        if ledger is not None and name not in _FROM_HOST:
-            self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
-        kept = _host_extent(args[0])[1] if name in _GROWS and args else None
-        # before the op: an argument grown in place (resize_) comes back on a new storage, which the op made; and
-        # what it is handed, as it is before it runs (the provenance of what it makes or rewrites)
-        given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in _leaves((args, kwargs))
-                                                  if _is_tensor(t) or _is_storage(t)}
         rewrite = not view and bool(args) and name.startswith(_REWRITES) and _is_tensor(args[0])
-        provenance = self._provenance(name, args[1:] if rewrite else args, kwargs)
-        out = func(*args, **(kwargs or {}))
-        made = [t for t in _leaves(out) if _is_tensor(t)]
-        if name.startswith(_UNWRITTEN):
-            _blank(made)
-        elif kept is not None:
-            _blank(made, kept)
-        if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
-            self._made(made, given, self._host_provenance(made) if name in _FROM_HOST else provenance)
-        if ledger is not None and (not view or name in _FROM_HOST):
-            ledger.record([*made, *_written_values(func, args, kwargs)])
+        enabled = _GC_ENABLED()
+        _GC_DISABLE()  # no finalizer runs between the ledger's check and its digest (red team 41)
+        try:
+            out, made, provenance = self._run(func, name, types, args, kwargs, view, rewrite)
+        finally:
+            if enabled:
+                _GC_ENABLE()
         if not view and not self._paused:
             self._log_scalars(name, args, kwargs)
         if rewrite:  # now what a copy's source was, or a fill's value (logged above as it was before)
@@ -307,6 +298,34 @@ class DispatchRecorder(TorchDispatchMode):
             self._built(sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made))
             self._keep(made)
         return out
+
+    def _run(self, func: Any, name: str, types: Any, args: tuple, kwargs: Mapping | None, view: bool,
+             rewrite: bool) -> tuple[Any, list[torch.Tensor], tuple[Any, ...]]:
+        """The op itself between the ledger's check of what it is handed and its digest of what it wrote or made;
+        its outputs, the tensors among them, and the provenance of what it made or rewrote."""
+        ledger = None if self._paused else self._ledger
+        if ledger is not None and name not in _FROM_HOST:
+            self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
+        kept = _host_extent(args[0])[1] if name in _GROWS and args else None
+        # before the op: an argument grown in place (resize_) comes back on a new storage, which the op made; and
+        # what it is handed, as it is before it runs (the provenance of what it makes or rewrites)
+        given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in _leaves((args, kwargs))
+                                                  if _is_tensor(t) or _is_storage(t)}
+        provenance = self._provenance(name, args[1:] if rewrite else args, kwargs)
+        out = func(*args, **(kwargs or {}))
+        made = [t for t in _leaves(out) if _is_tensor(t)]
+        if name.startswith(_UNWRITTEN):
+            _blank(made)
+        elif kept is not None:
+            _blank(made, kept)
+        if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
+            self._made(made, given, self._host_provenance(made) if name in _FROM_HOST else provenance)
+        # A tensor subclass with its own __torch_dispatch__ among the arguments ran its handler as this op, with
+        # this mode off (red team 41 built the answer there from Python values): what the op wrote or made is
+        # not a known writer's, and the ledger finds it at its next check.
+        if ledger is not None and (not view or name in _FROM_HOST) and not any(t not in _PLAIN for t in types):
+            ledger.record([*made, *_written_values(func, args, kwargs)])
+        return out, made, provenance
 
     def _made(self, made: list[torch.Tensor], given: set[int], provenance: tuple[Any, ...]) -> None:
         """Keep the storages of an op's outputs that none of its arguments had before it ran (in place, set_ and
