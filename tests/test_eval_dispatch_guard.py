@@ -439,3 +439,27 @@ def test_ops_a_launchs_host_code_runs_are_the_calls_not_the_launchs():
     assert any(k.startswith("aten::zero_") for k in rep["cpu_ops"])
     assert not any(k.startswith("aten::zero_") for k in rep["cpu_ops_in_launch"])
     assert any(k.startswith("aten::fill_") for k in rep["cpu_ops_in_launch"])
+
+
+def test_the_conversion_torch_tensor_runs_before_its_lift_is_left_out_up_to_the_recorders_count():
+    # torch.tensor(v, dtype=torch.float64, device="cuda") converts on the host below the Python key (aten::to
+    # with _to_copy beneath, then aten::lift_fresh): FlagGems' full read as torch_fallback on an H100. On the CPU
+    # its aten::to has nothing beneath; a conversion of the candidate's own data just before still counts.
+    from kernelgenbench.sandbox.activity import Session, _lift_conversions
+
+    x = torch.randn(16)
+    with Session("cpu", "kgb_test_launch") as s:
+        with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(torch._C.DispatchKey.Python)):
+            x.to(torch.float64)
+        torch.tensor(1.5)
+    ops = [s.report((), lifted=n)["cpu_ops"] for n in (0, 1)]
+    assert ops[0]["aten::to.device"] == 1 and "aten::to.device" not in ops[1]
+    assert ops[0]["aten::_to_copy"] == ops[1]["aten::_to_copy"] == 1 and ops[1]["aten::lift_fresh"] == 1
+    # as on a GPU: the conversion's parts go with it, at most `limit` conversions, only the one right before
+    cuda_like = [("aten::to.device", 1, 0, 10), ("aten::_to_copy", 1, 1, 9), ("aten::copy_", 1, 2, 8),
+                 ("aten::lift_fresh", 1, 11, 12), ("aten::to.dtype", 1, 13, 20), ("aten::add.Tensor", 1, 21, 22)]
+    assert _lift_conversions(cuda_like, 1) == {0, 1, 2} and _lift_conversions(cuda_like, 0) == set()
+    hidden_first = [("aten::to.dtype", 1, 0, 5), ("aten::to.device", 1, 6, 8), ("aten::lift_fresh", 1, 9, 10)]
+    assert _lift_conversions(hidden_first, 5) == {1}
+    other_thread = [("aten::to.dtype", 2, 0, 5), ("aten::lift_fresh", 1, 9, 10)]
+    assert _lift_conversions(other_thread, 5) == set()

@@ -144,24 +144,25 @@ class Session:
 
             getattr(torch, self.kind).synchronize()
 
-    def report(self, triton_kernels: Iterable[str]) -> dict[str, Any]:
-        """The contract's "profile" dict (see the module docstring)."""
+    def report(self, triton_kernels: Iterable[str], lifted: int = 0) -> dict[str, Any]:
+        """The contract's "profile" dict (see the module docstring). `lifted`: how many tensors the dispatch
+        recorder saw torch.tensor(data, device=...) lift onto a device (`_lift_conversions`)."""
         base = {"expected": _STATE["expected"], "device": self.kind}
         if self._events is None:
             return {**base, "available": False, "reason": self._error or "profiler did not run"}
         try:
-            return {**base, **self._read(frozenset(triton_kernels))}
+            return {**base, **self._read(frozenset(triton_kernels), lifted)}
         except Exception as exc:  # noqa: BLE001 - an event API this torch lacks: unavailable, with the reason
             return {**base, "available": False, "reason": f"profile could not be read: {exc!r}"[:300]}
 
-    def _read(self, triton_kernels: frozenset[str]) -> dict[str, Any]:
+    def _read(self, triton_kernels: frozenset[str], lifted: int) -> dict[str, Any]:
         names = {e.name() for e in self._events or ()}
         lost = [w for w in ("begin", "end") if f"{self.launch_range}_{w}" not in names]
         if lost:
             return {"available": False,
                     "reason": f"the session was stopped or restarted during the call (its {' and '.join(lost)} mark lost)"}
         events = list(self._events or ())
-        cpu_ops, in_launch, ranges, parts = _cpu_ops(events, self.launch_range)
+        cpu_ops, in_launch, ranges, parts = _cpu_ops(events, self.launch_range, lifted)
         kernels, call_stream, memcpy = _device_activity(events, triton_kernels)
         return {"available": True, "reason": "", "cpu_ops": dict(cpu_ops), "cpu_ops_in_launch": dict(in_launch),
                 "cpu_op_parts": parts, "op_schemas": _schemas([*cpu_ops, *in_launch]), "launch_ranges": ranges,
@@ -185,10 +186,11 @@ def _schemas(names: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def _cpu_ops(events: list[Any], launch_range: str
+def _cpu_ops(events: list[Any], launch_range: str, lifted: int = 0
              ) -> tuple[Counter[str], Counter[str], int, dict[str, list[list[str]]]]:
     """Dispatcher ops by "ns::name.overload", split by whether a launch range on the same thread encloses them;
-    the launch ranges; each op name's distinct sets of direct children."""
+    the launch ranges; each op name's distinct sets of direct children. Up to `lifted` conversions that
+    torch.tensor ran below the Python key are left out (`_lift_conversions`)."""
     from torch.autograd import DeviceType
 
     ranges: dict[int, list[tuple[int, int]]] = {}
@@ -205,6 +207,8 @@ def _cpu_ops(events: list[Any], launch_range: str
             # a candidate's own record_function("ns::name") range is an annotation, its ops are recorded beneath it
             overload = e.overload_name() if hasattr(e, "overload_name") else ""
             ops.append((f"{name}.{overload}" if overload else name, e.start_thread_id(), e.start_ns(), e.end_ns()))
+    drop = _lift_conversions(ops, lifted)
+    ops = [op for i, op in enumerate(ops) if i not in drop]
     outside: Counter[str] = Counter()
     inside: Counter[str] = Counter()
     for name, tid, start, end in ops:
@@ -212,6 +216,39 @@ def _cpu_ops(events: list[Any], launch_range: str
             and not any(s <= start and end <= f for s, f in host.get(tid, ()))  # host code is the call's own
         (inside if enclosed else outside)[name] += 1
     return outside, inside, sum(len(v) for v in ranges.values()), _parts(ops, ranges)
+
+
+_CONVERSIONS = frozenset({"aten::to", "aten::_to_copy"})
+
+
+def _lift_conversions(ops: list[_Op], limit: int) -> set[int]:
+    """The ops of the host-side conversions that torch.tensor(data, device=...) runs below the Python key: the
+    aten::to right before each aten::lift_fresh among the ops beside it (the same enclosing op, or none, on the
+    same thread), with everything beneath it; at most `limit` of them, the number of lifts onto a device the
+    dispatch recorder saw (it sees the lift_fresh, not the conversion). The conversion copies only the data the
+    lift makes, which the recorder counts as host-made; a conversion anywhere else is still counted (FlagGems'
+    full with a float64 fill value: torch_fallback on an H100 in session 30)."""
+    drop: set[int] = set()
+    taken = 0
+    by_thread: dict[int, list[int]] = {}
+    for i, op in enumerate(ops):
+        by_thread.setdefault(op[1], []).append(i)
+    for idx in by_thread.values() if limit else ():
+        stack: list[int] = []
+        last: dict[int, int] = {}  # the enclosing op (-1: none) -> its last op seen
+        for i in sorted(idx, key=lambda i: (ops[i][2], -ops[i][3], i)):
+            while stack and ops[stack[-1]][3] < ops[i][3]:
+                stack.pop()
+            parent = stack[-1] if stack else -1
+            prev = last.get(parent)
+            if (taken < limit and prev is not None and ops[i][0].split(".")[0] == "aten::lift_fresh"
+                    and ops[prev][0].split(".")[0] in _CONVERSIONS):
+                start, end = ops[prev][2], ops[prev][3]
+                drop.update(j for j in idx if start <= ops[j][2] and ops[j][3] <= end)
+                taken += 1
+            last[parent] = i
+            stack.append(i)
+    return drop
 
 
 def _annotation(event: Any) -> bool:

@@ -206,6 +206,9 @@ class DispatchRecorder(TorchDispatchMode):
         self.host_made: list[tuple[str, bytes]] = []  # (dtype, bytes) of host-made tensors, HOST_KEEP_BYTES in all
         self.seed_draws: Counter[str] = Counter()  # random draws of at most SEED_ELEMS elements: a kernel's seed
         self.unseen = 0  # storages written with no op or launch, or on memory torch did not allocate
+        # torch.tensor(data, device=...) onto a device: each converts on the host below the Python key (aten::to),
+        # which the profiler sees and this mode does not (activity.Session.report leaves that many out)
+        self.lifted = 0
         # the storages the call's ops made, on any device (a new storage, not one of the op's arguments): a launch
         # handed any other that is no input reads memory made before the call (sandbox/scalars.py: `foreign`).
         # Each maps to how its content was last made (`_provenance`): which of several tensors made in the call
@@ -295,6 +298,7 @@ class DispatchRecorder(TorchDispatchMode):
             self.small_writes += 1
             self._note("", SMALL, 1)
         if name in _FROM_HOST:
+            self.lifted += sum(_T_DEVICE(t).type != "cpu" for t in made)
             self._built(sum(map(_T_NUMEL, made)), sum(_T_NUMEL(t) * _T_ELEMENT_SIZE(t) for t in made))
             self._keep(made)
         return out

@@ -562,13 +562,13 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
                           launches=dict(counter.launches), launch_ranges=counter.ranges, ops=dict(rec.ops),
-                          ops_in_launch=dict(rec.in_launch), **_tallies(rec, counter), **_evidence(session, watch, at_start, b)), None
+                          ops_in_launch=dict(rec.in_launch), **_tallies(rec, counter), **_evidence(session, watch, at_start, b, rec.lifted)), None
     report = CallReport(event="result", elapsed_s=elapsed, compile_s=counter.compile_s, launches=dict(counter.launches),
                         launch_ranges=counter.ranges, ops=dict(rec.ops), ops_in_launch=dict(rec.in_launch),
                         **_tallies(rec, counter), launch_leaves_changed=changed, values_changed=values_changed,
                         host_changed=host_changed, changed_where=where,
                         tampering=tuple(marks),
-                        returns_none=ret is None, **_evidence(session, watch, at_start, b))
+                        returns_none=ret is None, **_evidence(session, watch, at_start, b, rec.lifted))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
 
 
@@ -788,9 +788,10 @@ def _read_and_pack(report: CallReport, ret: Any, task: Any, args: dict[str, Any]
     return replaced(report, packing=Packing(hooks=(), ops=dict(rec.ops), tensors=tensors), **found), sent
 
 
-def _evidence(session: Any, watch: Any, at_start: dict[int, float], b: _Bound) -> dict[str, Any]:
-    """The device-activity profile and the threads of one call (after the call), as CallReport fields."""
-    out: dict[str, Any] = {"profile": Profile.from_dict(session.report(b.loaded_kernels()))}
+def _evidence(session: Any, watch: Any, at_start: dict[int, float], b: _Bound, lifted: int = 0) -> dict[str, Any]:
+    """The device-activity profile and the threads of one call (after the call), as CallReport fields;
+    `lifted`: the dispatch recorder's lifts onto a device (activity.Session.report)."""
+    out: dict[str, Any] = {"profile": Profile.from_dict(session.report(b.loaded_kernels(), lifted))}
     if watch is not None:
         out["threads"] = Threads.from_dict(watch.call_report(at_start))
     return out
