@@ -49,6 +49,10 @@ _T_SIZE, _T_STRIDE = _BASE.size, _BASE.stride
 _T_CONTIGUOUS, _T_DEVICE = _BASE.is_contiguous, _BASE.__dict__["device"].__get__
 _T_DTYPE = _BASE.__dict__["dtype"].__get__
 _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})  # the types whose ops run torch's own kernels
+# Symbolic scalars: an op converts one by calling its node's methods, which may be any Python (red team 42's
+# node wrote the answer through numpy inside fill_). Eager calls on real tensors never carry one (the
+# compilers that make them are forbidden to candidates).
+_SYMBOLIC = frozenset({torch.SymInt, torch.SymFloat, torch.SymBool})
 _GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
 _OFFSET_DTYPES = frozenset({torch.int64, torch.int32})  # a generator state's seed and offset words
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
@@ -209,6 +213,7 @@ class DispatchRecorder(TorchDispatchMode):
         # torch.tensor(data, device=...) onto a device: each converts on the host below the Python key (aten::to),
         # which the profiler sees and this mode does not (activity.Session.report leaves that many out)
         self.lifted = 0
+        self.symbolic = 0  # ops handed a symbolic scalar (_SYMBOLIC): its node's code ran inside the op
         # the storages the call's ops made, on any device (a new storage, not one of the op's arguments): a launch
         # handed any other that is no input reads memory made before the call (sandbox/scalars.py: `foreign`).
         # Each maps to how its content was last made (`_provenance`): which of several tensors made in the call
@@ -325,9 +330,13 @@ class DispatchRecorder(TorchDispatchMode):
         if made and (not view or name in _FROM_HOST):  # torch.tensor(data) makes its storage, then lifts it
             self._made(made, given, self._host_provenance(made) if name in _FROM_HOST else provenance)
         # A tensor subclass with its own __torch_dispatch__ among the arguments ran its handler as this op, with
-        # this mode off (red team 41 built the answer there from Python values): what the op wrote or made is
-        # not a known writer's, and the ledger finds it at its next check.
-        if ledger is not None and (not view or name in _FROM_HOST) and not any(t not in _PLAIN for t in types):
+        # this mode off (red team 41 built the answer there from Python values), as a symbolic scalar's node
+        # runs its code: what the op wrote or made is not a known writer's, and the ledger finds it at its next
+        # check.
+        symbolic = any(_type(v) in _SYMBOLIC for v in _leaves((args, kwargs)))
+        self.symbolic += symbolic
+        if (ledger is not None and (not view or name in _FROM_HOST) and not symbolic
+                and not any(t not in _PLAIN for t in types)):
             ledger.record([*made, *_written_values(func, args, kwargs)])
         return out, made, provenance
 
@@ -447,7 +456,10 @@ class DispatchRecorder(TorchDispatchMode):
         return True
 
     def launch_starts(self, values: list[Any]) -> None:
-        """Before a Triton launch (given its arguments): every storage written with no op since its last writer."""
+        """Before a Triton launch (given its arguments): every storage written with no op since its last writer.
+        A symbolic scalar among the arguments would run its node's code inside the launch (where every write
+        is the launch's)."""
+        self.symbolic += any(_type(v) in _SYMBOLIC for v in _leaves(values))
         if self._ledger is not None:
             self.took_host(self._ledger.check_all() + self._ledger.check(values))
 

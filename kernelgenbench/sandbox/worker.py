@@ -545,7 +545,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                         hold.append(ret)
                 finally:  # before any code the candidate could have replaced runs (a replacement may restore itself)
                     marks = b.hooks.close() + b.tampered(_LAUNCH_RUNS) + counter.displaced() \
-                        + sealed(counter.ranges) + ([] if on_top() else [_OFF_STACK])
+                        + sealed(counter.ranges) + ([] if on_top() else [_OFF_STACK]) + _symbolic(rec.symbolic)
             _sync(device)
             elapsed = b.perf_counter() - t0
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
@@ -570,6 +570,12 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
                         tampering=tuple(marks),
                         returns_none=ret is None, **_evidence(session, watch, at_start, b, rec.lifted))
     return _pack_result(report, ret, task, args, storages, device, send, key, before, modes_before, b, handed)
+
+
+def _symbolic(n: int) -> list[str]:
+    """The mark for ops and launches handed a symbolic scalar (sandbox/dispatch.py `_SYMBOLIC`)."""
+    return [f"{n} op(s) or launch(es) handed a torch.SymInt, SymFloat or SymBool: its node's Python code ran "
+            "inside them, out of the recorders' sight"] if n else []
 
 
 def _remember_made(before: dict[int, Any], made: dict[int, Any]) -> None:
