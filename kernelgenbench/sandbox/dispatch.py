@@ -54,6 +54,7 @@ _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})  # the types whose ops ru
 # compilers that make them are forbidden to candidates).
 _SYMBOLIC = frozenset({torch.SymInt, torch.SymFloat, torch.SymBool})
 _GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
+_INPLACE_VIEW = torch.Tag.inplace_view
 _OFFSET_DTYPES = frozenset({torch.int64, torch.int32})  # a generator state's seed and offset words
 # Ops that wrap host data (a Python list, a numpy array, a scalar) in a tensor: torch.tensor, as_tensor,
 # from_numpy and Tensor.new_tensor all end in one of them.
@@ -321,6 +322,10 @@ class DispatchRecorder(TorchDispatchMode):
         given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in _leaves((args, kwargs))
                                                   if _is_tensor(t) or _is_storage(t)}
         provenance = self._provenance(name, args[1:] if rewrite else args, kwargs)
+        # The arguments' storages are held until the digest: an op that drops the last reference to one (set_
+        # re-pointing a tensor) frees it inside the window, and a weakref callback or a from_numpy deleter run
+        # there is the candidate's code (red team 43 wrote the answer from one). Freed after, its write is found.
+        held = [_T_UNTYPED(t) for t in _leaves((args, kwargs)) if _type(t) in _PLAIN]
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
         if name.startswith(_UNWRITTEN):
@@ -335,9 +340,13 @@ class DispatchRecorder(TorchDispatchMode):
         # check.
         symbolic = any(_type(v) in _SYMBOLIC for v in _leaves((args, kwargs)))
         self.symbolic += symbolic
-        if (ledger is not None and (not view or name in _FROM_HOST) and not symbolic
+        # An in-place view op (set_, as_strided_) writes no data: nothing it leaves is its write (a resize makes
+        # memory, filled above).
+        restride = name not in _GROWS and _INPLACE_VIEW in getattr(func, "tags", ())
+        if (ledger is not None and (not view or name in _FROM_HOST) and not symbolic and not restride
                 and not any(t not in _PLAIN for t in types)):
             ledger.record([*made, *_written_values(func, args, kwargs)])
+        del held
         return out, made, provenance
 
     def _made(self, made: list[torch.Tensor], given: set[int], provenance: tuple[Any, ...]) -> None:
