@@ -25,7 +25,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kernelgenbench.sandbox.protocol import HOST_CODE, LAUNCH_PART
@@ -230,16 +230,9 @@ def _lift_conversions(ops: list[_Op], limit: int) -> set[int]:
     full with a float64 fill value: torch_fallback on an H100 in session 30)."""
     drop: set[int] = set()
     taken = 0
-    by_thread: dict[int, list[int]] = {}
-    for i, op in enumerate(ops):
-        by_thread.setdefault(op[1], []).append(i)
-    for idx in by_thread.values() if limit else ():
-        stack: list[int] = []
+    for idx, nested in _nesting(ops) if limit else ():
         last: dict[int, int] = {}  # the enclosing op (-1: none) -> its last op seen
-        for i in sorted(idx, key=lambda i: (ops[i][2], -ops[i][3], i)):
-            while stack and ops[stack[-1]][3] < ops[i][3]:
-                stack.pop()
-            parent = stack[-1] if stack else -1
+        for i, parent in nested:
             prev = last.get(parent)
             if (taken < limit and prev is not None and ops[i][0].split(".")[0] == "aten::lift_fresh"
                     and ops[prev][0].split(".")[0] in _CONVERSIONS):
@@ -247,8 +240,24 @@ def _lift_conversions(ops: list[_Op], limit: int) -> set[int]:
                 drop.update(j for j in idx if start <= ops[j][2] and ops[j][3] <= end)
                 taken += 1
             last[parent] = i
-            stack.append(i)
     return drop
+
+
+def _nesting(ops: list[_Op]) -> Iterator[tuple[list[int], list[tuple[int, int]]]]:
+    """Per thread: its ops' indices, and each index in start order with the op directly enclosing it (nesting by
+    time; -1: none). An enclosing op comes before its parts."""
+    by_thread: dict[int, list[int]] = {}
+    for i, op in enumerate(ops):
+        by_thread.setdefault(op[1], []).append(i)
+    for idx in by_thread.values():
+        stack: list[int] = []
+        nested = []
+        for i in sorted(idx, key=lambda i: (ops[i][2], -ops[i][3], i)):
+            while stack and ops[stack[-1]][3] < ops[i][3]:
+                stack.pop()
+            nested.append((i, stack[-1] if stack else -1))
+            stack.append(i)
+        yield idx, nested
 
 
 def _annotation(event: Any) -> bool:
@@ -265,17 +274,10 @@ def _parts(ops: list[_Op], ranges: dict[int, list[tuple[int, int]]]) -> dict[str
     for i, (_, tid, start, end) in enumerate(ops):
         if any(start <= s and f <= end for s, f in ranges.get(tid, ())):
             children[i].add(LAUNCH_PART)
-    by_thread: dict[int, list[int]] = {}
-    for i, op in enumerate(ops):
-        by_thread.setdefault(op[1], []).append(i)
-    for idx in by_thread.values():
-        stack: list[int] = []
-        for i in sorted(idx, key=lambda i: (ops[i][2], -ops[i][3], i)):  # an enclosing op comes before its parts
-            while stack and ops[stack[-1]][3] < ops[i][3]:
-                stack.pop()
-            if stack:
-                children[stack[-1]].add(ops[i][0])
-            stack.append(i)
+    for _, nested in _nesting(ops):
+        for i, parent in nested:
+            if parent >= 0:
+                children[parent].add(ops[i][0])
     seen: dict[str, set[tuple[str, ...]]] = {}
     for i, op in enumerate(ops):
         seen.setdefault(op[0], set()).add(tuple(sorted(children[i])))
