@@ -313,19 +313,18 @@ class DispatchRecorder(TorchDispatchMode):
              rewrite: bool) -> tuple[Any, list[torch.Tensor], tuple[Any, ...]]:
         """The op itself between the ledger's check of what it is handed and its digest of what it wrote or made;
         its outputs, the tensors among them, and the provenance of what it made or rewrote."""
-        ledger = None if self._paused else self._ledger
+        ledger, leaves = None if self._paused else self._ledger, _leaves((args, kwargs))
         if ledger is not None and name not in _FROM_HOST:
-            self.took_host(ledger.check_new(_leaves((args, kwargs))) if view else ledger.check(_leaves((args, kwargs))))
+            self.took_host(ledger.check_new(leaves) if view else ledger.check(leaves))
         kept = _host_extent(args[0])[1] if name in _GROWS and args else None
         # before the op: an argument grown in place (resize_) comes back on a new storage, which the op made; and
         # what it is handed, as it is before it runs (the provenance of what it makes or rewrites)
-        given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in _leaves((args, kwargs))
-                                                  if _is_tensor(t) or _is_storage(t)}
+        given = set() if name in _FROM_HOST else {_storage_ptr(t) for t in leaves if _is_tensor(t) or _is_storage(t)}
         provenance = self._provenance(name, args[1:] if rewrite else args, kwargs)
         # The arguments' storages are held until the digest: an op that drops the last reference to one (set_
         # re-pointing a tensor) frees it inside the window, and a weakref callback or a from_numpy deleter run
         # there is the candidate's code (red team 43 wrote the answer from one). Freed after, its write is found.
-        held = [_T_UNTYPED(t) for t in _leaves((args, kwargs)) if _type(t) in _PLAIN]
+        held = [_T_UNTYPED(t) for t in leaves if _type(t) in _PLAIN]
         out = func(*args, **(kwargs or {}))
         made = [t for t in _leaves(out) if _is_tensor(t)]
         if name.startswith(_UNWRITTEN):
@@ -338,7 +337,7 @@ class DispatchRecorder(TorchDispatchMode):
         # this mode off (red team 41 built the answer there from Python values), as a symbolic scalar's node
         # runs its code: what the op wrote or made is not a known writer's, and the ledger finds it at its next
         # check.
-        symbolic = any(_type(v) in _SYMBOLIC for v in _leaves((args, kwargs)))
+        symbolic = any(_type(v) in _SYMBOLIC for v in leaves)
         self.symbolic += symbolic
         # An in-place view op (set_, as_strided_) writes no data: nothing it leaves is its write (a resize makes
         # memory, filled above).
@@ -477,8 +476,7 @@ class DispatchRecorder(TorchDispatchMode):
         made in the call that it was handed holds what a launch with its host values wrote. A storage it moved
         is not among those: no kernel re-points a storage, code a kernel body ran under the interpreter did."""
         if self._ledger is not None:
-            self.took_host(self._ledger.moved())
-            self._ledger.refresh(values)
+            self.took_host(self._ledger.refresh(values))
         provenance = ("launch", self.scalars.identity(values))  # what it was handed, before it wrote
         for i, t in enumerate(values):  # and which of its arguments a storage was (red team 34: 16 tables, one launch)
             if _is_tensor(t):
@@ -491,8 +489,7 @@ class DispatchRecorder(TorchDispatchMode):
         when it returns. `mid_launch`: the launch's programs ran before it, and their writes are the launch's."""
         depth, self._paused = self._paused, 0  # the attribute, not the setter: no pause is counted
         if mid_launch and self._ledger is not None:
-            self.took_host(self._ledger.moved())
-            self._ledger.refresh()
+            self.took_host(self._ledger.refresh())
         try:
             yield
         finally:

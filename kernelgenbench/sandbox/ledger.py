@@ -109,13 +109,12 @@ class WriteLedger:
                 self._put(ptr, storage, dtype)
         return found
 
-    def refresh(self, values: Iterable[Any] = ()) -> None:
+    def refresh(self, values: Iterable[Any] = ()) -> list[Found]:
         """Digest every live storage anew, and add those of `values` it does not hold (the start of a call: what
-        ran since was not the call's; the end of a launch: it may have written any). A storage that moved is
-        digested at its new place (`moved` is what counts a move)."""
-        for storage, dtype in self._relocated():
-            if _S_PTR(storage) and _S_NBYTES(storage):
-                self._put(_S_PTR(storage), storage, dtype)
+        ran since was not the call's; the end of a launch: it may have written any). The storages that moved to
+        memory no known writer left (`moved`), digested at their new place: what the end of a launch counts and
+        the start of a call does not."""
+        found = self.moved()
         for ptr, storage, dtype in _storages(values):
             entry = self._table.get(ptr)
             if entry is None or _EXPIRED(entry[0]):
@@ -125,6 +124,7 @@ class WriteLedger:
                 self._drop(ptr)
             else:
                 self._table[ptr] = (weak, nbytes, self._digest(ptr, nbytes), dtype)
+        return found
 
     def live(self) -> frozenset[int]:
         """The addresses of the live storages it holds (taken at a call's start: what existed before the call)."""

@@ -623,8 +623,9 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     next calls the launcher directly, which logs nothing (FlagGems' LibEntry: 19 false positives on an H100,
     session 27). Any other difference in the launches (a count that changes: red team 30) is compared whole."""
     history = rounds.setdefault(shape, [])
-    before = _partner(history, found, path)
-    history.append((found, compiled, path))
+    counts = tuple({name: len(calls) for name, calls in log.calls.items()} for log in found)
+    before = _partner(history, counts, path)
+    history.append((found, compiled, path, counts))
     if before is None or (before[1] and not compiled and before is history[-2]):
         return 0, 0, 0, ()
     pairs = list(zip(found, before[0], strict=True))
@@ -637,19 +638,16 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     return changed, values, sum(now.changed(prev, only="host") for now, prev in pairs), where
 
 
-def _partner(history: list, found: tuple[ScalarLog, ...], path: tuple[str, ...]) -> tuple | None:
+def _partner(history: list, counts: tuple[dict[str, int], ...], path: tuple[str, ...]) -> tuple | None:
     """The earlier round of the same shapes to compare with: the last one, unless it launched other kernels or
     ran other ops (counts by name) or entered its launches otherwise, and an older one did all alike; that one
     then, compiled or not (the same entries log the same arguments). A cache keyed by address misses on a round
     in fresh buffers and hits on one in the last round's (`_Serving.keep`): fresh rounds are compared with each
-    other. A call unlike every earlier one is compared with the last, as a whole."""
+    other. A call unlike every earlier one is compared with the last, as a whole. `counts`: each log's calls
+    by name, as kept with every round."""
     if not history:
         return None
-    counts = tuple({name: len(calls) for name, calls in log.calls.items()} for log in found)
-    for older in reversed(history):
-        if older[2] == path and tuple({n: len(c) for n, c in log.calls.items()} for log in older[0]) == counts:
-            return older
-    return history[-1]
+    return next((older for older in reversed(history) if older[2] == path and older[3] == counts), history[-1])
 
 
 _ENTRIES = frozenset({"jit", "grid", "direct"})  # the ways into a compiled launch (sandbox/launches.py)
