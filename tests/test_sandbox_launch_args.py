@@ -176,3 +176,37 @@ def test_op_scalars_are_logged_by_position_and_sealed():
     assert check(0) == []
     rec.scalars.floats.clear()  # the candidate clearing the log is a mark
     assert any("counts were changed" in m for m in check(0))
+
+
+TUNED = r'''
+import torch, triton, triton.language as tl
+from kernelgenbench.sandbox.launches import LaunchCounter
+
+def bench(fn, quantiles):  # the interpreter has no device timer: one run per config, a made-up time
+    fn()
+    return [1.0, 1.0, 1.0]
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 8}), triton.Config({"BLOCK": 16})], key=["n"], do_bench=bench)
+@triton.jit
+def _double(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, 2 * tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+src, dst = torch.arange(8.0), torch.zeros(8)
+seen = []
+for n in (8, 8, 7):
+    counter = LaunchCounter()
+    with counter.active():
+        _double[(1,)](src, dst, n)
+    seen.append((counter.benchmarked, counter.launches["_double"]))
+assert torch.equal(dst[:7], 2 * src[:7]), dst
+# a new key benchmarks each config (three launches: two benchmarked, then the chosen one); a known key does not
+assert seen == [(True, 3), (False, 1), (True, 3)], seen
+print("OK")
+'''
+
+
+def test_a_call_in_which_an_autotuner_benchmarked_is_told_apart():
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    proc = subprocess.run([sys.executable, "-c", TUNED], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr[-3000:] + proc.stdout[-2000:]

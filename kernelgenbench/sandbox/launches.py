@@ -151,6 +151,9 @@ class LaunchCounter:
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
         self.compile_s = 0.0
+        # an autotuner benchmarked configs in the call: its kernels launched many times through the JIT entry,
+        # where the next call for the same key makes one launch, often through a library's own cache
+        self.benchmarked = False
         self.ranges = 0
         # how each launch was entered, in order: Triton's JIT entry ("jit"), a compiled kernel's `kernel[grid]`
         # ("grid"), its launcher called directly ("direct": FlagGems' LibEntry after a key's first call), or the
@@ -186,11 +189,14 @@ class LaunchCounter:
         launcher = _launcher_class()
         if launcher is not None:
             patches.append((launcher, "__call__", launcher.__dict__["__call__"]))
+        tuner = _autotuner_class()
+        if tuner is not None:
+            patches.append((tuner, "_bench", tuner.__dict__["_bench"]))
         interpreted = _interpreted_class()
         self._patched = []
+        wrappers = {"__getitem__": self._wrap_getitem, "__call__": self._wrap_launcher, "_bench": self._wrap_bench}
         for cls, attr, orig in patches:
-            wrapped = (self._wrap_getitem(orig) if attr == "__getitem__" else self._wrap_launcher(orig)
-                       if attr == "__call__" else self._wrap_run(orig, count=cls is interpreted))
+            wrapped = (wrappers[attr](orig) if attr in wrappers else self._wrap_run(orig, count=cls is interpreted))
             setattr(cls, attr, wrapped)
             self._patched.append((cls, attr, wrapped))
         unhook = _hook_launches(self._on_launch)
@@ -410,6 +416,18 @@ class LaunchCounter:
         logged_call.__wrapped__ = call  # type: ignore[attr-defined]
         return logged_call
 
+    def _wrap_bench(self, bench: Any) -> Any:
+        """Triton's Autotuner benchmarking one config (FlagGems' LibTuner too): the call is a first call for its
+        key, as one that compiled is (`benchmarked`)."""
+        counter = self
+
+        def noted_bench(tuner: Any, *args: Any, **kwargs: Any) -> Any:
+            counter.benchmarked = True
+            return bench(tuner, *args, **kwargs)
+
+        noted_bench.__wrapped__ = bench  # type: ignore[attr-defined]
+        return noted_bench
+
     def _wrap_getitem(self, getitem: Any) -> Any:
         counter = self
 
@@ -466,6 +484,15 @@ def _launcher_class() -> type | None:
     except Exception:  # noqa: BLE001 - no driver for this machine: nothing compiled launches here
         return None
     return cls if isinstance(cls, type) and "__call__" in cls.__dict__ else None
+
+
+def _autotuner_class() -> type | None:
+    """Triton's Autotuner, where each config is benchmarked (`_bench`); None where it has no such method."""
+    try:
+        from triton.runtime.autotuner import Autotuner
+    except ImportError:
+        return None
+    return Autotuner if "_bench" in Autotuner.__dict__ else None
 
 
 def _compiled_kernel_class() -> type | None:

@@ -556,7 +556,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
             changed, values_changed, host_changed, where = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
-                                                                    compiled=counter.compile_s > 0,
+                                                                    compiled=counter.compile_s > 0 or counter.benchmarked,
                                                                     path=tuple(counter.paths))
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
@@ -614,7 +614,10 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     A call that compiled a kernel (`compiled`) is compared with none after it that did not: a library's first
     launch goes through Triton's JIT entry and later ones through its own cache of compiled kernels (FlagGems'
     LibEntry calls the compiled kernel's launcher: grid, stream, function handle, metadata), so the two log
-    different arguments by design. Calls that both compiled are compared, as are calls that both did not.
+    different arguments by design. An autotuner that benchmarked configs (FlagGems' LibTuner on a new key, with
+    Triton's cache warm: nothing compiled) makes such a first call too: 195 launches through the JIT entry, and
+    one through LibEntry's cache in the next round (mean.dim on an H200, session 31). Calls that both compiled
+    are compared, as are calls that both did not.
 
     Where the two calls launched the same kernels the same number of times but entered some launches another
     way (`path`, sandbox/launches.py: Triton's JIT entry, `kernel[grid]`, the compiled launcher called directly),
