@@ -543,16 +543,34 @@ def test_a_cuda_generators_state_read_on_the_host_is_a_seed_once_a_call() -> Non
     from kernelgenbench.sandbox.ledger import Found
     from kernelgenbench.sandbox.protocol import GENERATOR_STATE, GENERATOR_STEP
 
-    def state(seed: int, offset: int) -> Found:
-        return Found("uint8", 16, 16, struct.pack("<Qq", seed, offset))
+    def state(seed: int, offset: int, ptr: int = 0) -> Found:
+        return Found("uint8", 16, 16, struct.pack("<Qq", seed, offset), ptr)
 
     rec, _, _ = sealed_recorder()
     rec.generator_states = ((1234, 4096),)
-    rec.took_host([state(1234, 4096 + 12)])
+    rec.took_host([state(1234, 4096 + 12, ptr=0x1000)])
     assert rec.host_built == 0 and rec.seed_draws[GENERATOR_STATE] == 1
-    rec.took_host([state(1234, 4096 + 16)])  # a second read in the call
+    # its storage is one the call made (the ops reading it hand the same place every round), not an address
+    assert rec.made_storages[0x1000] == (GENERATOR_STATE,)
+    rec.took_host([state(1234, 4096 + 16, ptr=0x2000)])  # a second read in the call
     rec.took_host([state(99, 4096), state(1234, 4096 - 4), state(1234, 4096 + GENERATOR_STEP)])
-    assert rec.host_built == 4 * 16 and rec.seed_draws[GENERATOR_STATE] == 1
+    assert rec.host_built == 4 * 16 and rec.seed_draws[GENERATOR_STATE] == 1 and 0x2000 not in rec.made_storages
+
+
+def test_each_round_seeds_the_generators_from_its_own_seed() -> None:
+    """A random op's wrapper hands its kernel the Philox offset it reads from the generator: the worker seeds the
+    device's generators from the round's seed before each call, so that offset is 0 in every round while the
+    seed (float-sized: counted as a distinct float, not compared by place) and the draws change."""
+    from kernelgenbench.sandbox.worker import _seed_generators
+
+    gens = (torch.Generator(), torch.Generator())
+    _seed_generators(gens, 7)
+    first = [g.initial_seed() for g in gens]
+    _seed_generators(gens, 8)
+    second = [g.initial_seed() for g in gens]
+    assert all(s >= 1 << 62 for s in first + second) and len({*first, *second}) == 4
+    _seed_generators(gens, None)  # inputs sent without a round seed: left as they are
+    assert [g.initial_seed() for g in gens] == second
 
 
 def test_an_address_keyed_cache_passes_and_a_host_product_behind_it_is_caught(tmp_path) -> None:

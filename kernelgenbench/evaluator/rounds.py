@@ -245,7 +245,7 @@ def _call_round(cfg: EvalConfig, w: Workload, worker: Worker, args: dict[str, An
         after = reply.report.inputs_after or {}
         return reply, {k: after[k] != own[k] for k in after if k in own}
     with phase(phases, "resend"):
-        return worker.call(args, cfg.call_timeout_s, reuse), None
+        return worker.call(args, cfg.call_timeout_s, reuse, seed), None
 
 
 def _time_workload(ctx: RunContext, task: Task, cand: Candidate, w: Workload, worker: Worker, result: WorkloadResult,

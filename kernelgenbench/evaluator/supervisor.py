@@ -328,14 +328,15 @@ class Worker:
         """Send one timing request (op 'time') and wait for its report."""
         return self.request({**msg, "op": "time"}, timeout, TO_TIME)
 
-    def call(self, args: dict[str, Any], timeout: float, reuse: bool = False) -> Reply:
+    def call(self, args: dict[str, Any], timeout: float, reuse: bool = False, seed: int | None = None) -> Reply:
         """Send one call's arguments (raw bytes in shared memory, structure as JSON) and wait for the reply;
-        with `reuse`, the worker writes them into the previous call's buffers where the layouts match."""
+        with `reuse`, the worker writes them into the previous call's buffers where the layouts match; `seed`:
+        the round's, which the worker seeds the device's random generators from."""
         t0 = time.perf_counter()
         desc = pack(args, self._arenas.inbox)
         sent_s = time.perf_counter() - t0
-        return replace(self.request({"op": "call", "args": desc, "reuse": reuse}, timeout, CallReport.EVENTS),
-                       sent_s=sent_s)
+        msg = {"op": "call", "args": desc, "reuse": reuse, "seed": seed}
+        return replace(self.request(msg, timeout, CallReport.EVENTS), sent_s=sent_s)
 
     def call_drawn(self, workload_id: str, seed: int, key: int, timeout: float, reuse: bool = False) -> Reply:
         """Have the worker draw one round's inputs itself (nothing sent) and call; its reply carries their

@@ -451,7 +451,9 @@ class DispatchRecorder(TorchDispatchMode):
 
     def _generator_state(self, f: Any) -> bool:
         """Whether `f` is the call's first read of a CUDA generator's state (protocol.GENERATOR_STATE): kept as a
-        seed (its bytes compared by the round comparison like a draw's), not as host-made data."""
+        seed (its bytes compared by the round comparison like a draw's), not as host-made data; its storage is
+        one the call made, so the ops that read it (`int(state[1])`) hand the same place in every round, not an
+        address that differs."""
         if (f.data is None or f.nbytes != 16 or self.seed_draws[GENERATOR_STATE]
                 or sum(self.seed_draws.values()) >= SEED_MAX):
             return False
@@ -461,6 +463,8 @@ class DispatchRecorder(TorchDispatchMode):
         self.seed_draws[GENERATOR_STATE] += 1
         self._note("", SEED, 1)
         self._keep_bytes(f.dtype, f.data)
+        if f.ptr:
+            self.made_storages[f.ptr] = self.first_made[f.ptr] = (GENERATOR_STATE,)
         return True
 
     def launch_starts(self, values: list[Any]) -> None:

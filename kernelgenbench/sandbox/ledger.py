@@ -196,18 +196,19 @@ def _view(ptr: int, nbytes: int) -> memoryview:
 
 class Found(NamedTuple):
     """A storage written by no known writer: its bytes read as `dtype` (a tensor seen on it), and a copy of
-    them where they fit HOST_KEEP_BYTES (for the evaluator to look output values up in)."""
+    them where they fit HOST_KEEP_BYTES (for the evaluator to look output values up in); its address."""
 
     dtype: str
     nbytes: int
     elements: int
     data: bytes | None
+    ptr: int = 0
 
 
 def _found(ptr: int, nbytes: int, dtype: torch.dtype) -> Found:
     whole = nbytes - nbytes % dtype.itemsize  # runs no op: the ledger is called while a recorder is on
     data = bytes(_view(ptr, whole)) if whole <= HOST_KEEP_BYTES else None
-    return Found(str(dtype).removeprefix("torch."), nbytes, whole // dtype.itemsize, data)
+    return Found(str(dtype).removeprefix("torch."), nbytes, whole // dtype.itemsize, data, ptr)
 
 
 def _storages(values: Iterable[Any]) -> list[tuple[int, Any, torch.dtype]]:

@@ -78,6 +78,7 @@ _S_DATA_PTR = torch._C.StorageBase.data_ptr
 _S_IMPL = torch._C.StorageBase.__dict__["_cdata"].__get__  # which storage (a resize keeps it, set_ does not)
 _S_NBYTES = torch._C.StorageBase.nbytes
 _G_GET_STATE = torch._C.Generator.get_state
+_G_MANUAL_SEED = torch._C.Generator.manual_seed
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
@@ -473,6 +474,19 @@ def _cuda_generators() -> tuple[Any, ...]:
     return tuple(torch.cuda.default_generators)
 
 
+def _seed_generators(generators: tuple[Any, ...], seed: int | None) -> None:
+    """Each generator seeded from the round's seed, its Philox offset back at 0: a random op's wrapper hands its
+    kernel the offset it reads (FlagGems' philox_backend_seed_offset), which would otherwise grow from round to
+    round and read as a host value that changed; the seed, a float-sized int, still changes, and so do the draws."""
+    if seed is None:
+        return
+    for i, g in enumerate(generators):
+        _G_MANUAL_SEED(g, (1 << 62) | ((seed * _GOLDEN + i) & ((1 << 62) - 1)))
+
+
+_GOLDEN = 0x9E3779B97F4A7C15  # an odd 64-bit multiplier: nearby round seeds give unrelated generator seeds
+
+
 def _generator_states(generators: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
     """(seed, Philox offset) of each generator now, read with torch's own C methods."""
     out = []
@@ -492,7 +506,7 @@ def _draw(task: Any, spec: dict[str, Any], device: str, b: _Bound) -> tuple[dict
 def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: str,
               send: Callable[[Any], bytes], key: int | None = None,
               before: dict[str, str] | None = None, *, b: _Bound, hold: list[Any] | None = None,
-              ) -> tuple[CallReport, bytes | None]:
+              seed: int | None = None) -> tuple[CallReport, bytes | None]:
     """Call the candidate once under the recorders; the call's report and the outputs' transfer.
 
     With a fingerprint `key` and the inputs' fingerprints `before` the call (inputs drawn here), an argument
@@ -500,7 +514,8 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     argument does. Its "tampering" marks come from checks run the moment the candidate's call returns:
     the evaluator's functions, the recorder's integrity and its place on the mode stack. What the call returned
     goes into `hold`, for the caller to drop only after the report is sent: a finalizer on it (weakref.finalize
-    runs the moment the last reference goes) must find no report to rewrite.
+    runs the moment the last reference goes) must find no report to rewrite. The device's random generators
+    start the call seeded from the round's `seed` (`_seed_generators`).
     """
     storages: dict[int, str] = {}
     spans: dict[int, int] = {}
@@ -521,6 +536,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
     rec.carry(b.made_before)
+    _seed_generators(b.generators, seed)
     rec.generator_states = _generator_states(b.generators)
     for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
         log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried,
@@ -992,8 +1008,9 @@ def _on_call(s: _Serving, fn: Callable[..., Any], msg: dict[str, Any]) -> None:
     t_in = b.perf_counter() - t_in
     activity.armed = True
     hold: list[Any] = [args, keep[:]]  # nothing of the candidate's dies (and runs a finalizer) until the send
+    seed = draw["seed"] if draw is not None else msg.get("seed")
     report, payload = s.run_call(fn, s.task, args, s.device, s.send, key=None if draw is None else int(draw["key"]),
-                                 before=before, b=b, hold=hold)
+                                 before=before, b=b, hold=hold, seed=None if seed is None else int(seed))
     activity.armed = False
     marks = pre + list(report.tampering) + tampered() + activity.evidence()
     if b.tampered is not tampered or s.send_msg is not send_msg:
