@@ -10,6 +10,7 @@ import torch
 import triton.language as tl
 
 from kernelgenbench.sandbox.scalars import ScalarLog, leaves
+from kernelgenbench.sandbox.worker import _remember_workspaces
 
 
 def test_every_scalar_is_a_leaf_in_walk_order_and_text_counts_by_chunks():
@@ -305,10 +306,11 @@ def test_which_view_a_clone_or_launch_read_tells_made_tables_apart_and_a_cached_
     assert tables(2).changed(tables(1), frozenset({"place"})) == 1
 
     kept: dict = {}
+    origins: dict = {}
 
     def call() -> ScalarLog:
         rec, _, _ = sealed_recorder()
-        rec.carry(kept)
+        rec.carry(kept, origins)
         rec.scalars.places({}, frozenset(), rec.made_storages, before=rec.carried)
         with rec:
             if "ws" not in cache:
@@ -318,12 +320,60 @@ def test_which_view_a_clone_or_launch_read_tells_made_tables_apart_and_a_cached_
             rec.launch_ends([cache["ws"], res, 8])
             rec.paused -= 1
             torch.empty(1).copy_(res)
-        kept.update(rec.first_made)
+        _remember_workspaces(kept, origins, rec)
         return rec.scalars
 
     cache: dict = {}
     first = call()
     assert call().changed(first, frozenset({"place"})) == 0
+
+
+def test_a_workspace_zeroed_once_where_it_was_made_is_the_same_place_in_the_next_call():
+    """False-positive hunt 15 (apex-style status flags): a buffer made with `empty` and zeroed once, cached, and
+    pointed at from a host-made table of addresses each call. The call that made it labels it by the zeroing;
+    the next one, by how the last call left it (the zeroing), not by the `empty` alone. One zeroed every call
+    keeps one label too; one filled from host data each call does not."""
+    from kernelgenbench.sandbox.dispatch import sealed_recorder
+
+    def run(body) -> list[ScalarLog]:
+        kept, origins, sizes, cache, logs = {}, {}, {}, {}, []
+        for _ in range(3):
+            rec, _, _ = sealed_recorder()
+            rec.carry(kept, origins)
+            rec.scalars.places({}, frozenset(), rec.made_storages, before=rec.carried,
+                               spans={p: n for p, n in sizes.items() if p in rec.carried})
+            with rec:
+                out = torch.empty(2)
+                body(cache)
+                ws = cache["ws"]
+                torch.tensor([ws.data_ptr(), ws.data_ptr() + 4], dtype=torch.int64)  # the table
+                out.copy_(ws[:2])
+            _remember_workspaces(kept, origins, rec)
+            sizes.update(rec.made_bytes)
+            logs.append(rec.scalars)
+        return logs
+
+    def once(cache):
+        if "ws" not in cache:
+            cache["ws"] = torch.empty(8)
+            cache["ws"].zero_()
+
+    def every(cache):
+        cache.setdefault("ws", torch.empty(8)).zero_()
+
+    values = iter([1.5, 2.5, 3.5])
+
+    def host(cache):
+        cache.setdefault("ws", torch.empty(8)).copy_(torch.tensor([next(values)] * 8))
+
+    for body in (once, every):
+        logs = run(body)
+        # the first call's setup ops (empty, zero_) are in its sequence of op names alone: that counts once
+        assert [logs[i].differences(logs[i - 1], frozenset({"place"})) for i in (1, 2)] == [[], []], body.__name__
+        assert logs[2].changed(logs[1], frozenset({"place"})) == 0, body.__name__
+        assert logs[2].changed(logs[1], frozenset({"host"})) == 0, body.__name__
+    logs = run(host)
+    assert logs[2].changed(logs[1], frozenset({"place"})) > 0
 
 
 def test_the_tensors_one_launch_wrote_are_told_apart_by_which_argument_each_was():

@@ -227,6 +227,9 @@ class DispatchRecorder(TorchDispatchMode):
         # storages earlier calls made (a workspace cached at the first call), each with its provenance, which
         # starts as it was made and follows this call's writes as a made storage's does (`carry`)
         self.carried: dict[int, tuple[Any, ...]] = {}
+        # the storages made or carried that an op rewrote whole, with the provenance it left (kept across calls as
+        # their label: a launch's writes are left out, as its provenance holds the storage's own label)
+        self.rewritten: dict[int, tuple[Any, ...]] = {}
         # how many storages the call made with each provenance so far: equal provenances are told apart by their
         # order among themselves (red team 37 handed one of two `zeros(n)` per bit of the answer), which a
         # workspace cached at the first call shifts only where it was made exactly as a later tensor is
@@ -358,28 +361,32 @@ class DispatchRecorder(TorchDispatchMode):
                 self._same[how] += 1
                 self.made_storages[p] = self.first_made[p] = (*how, self._same[how])
                 self.carried.pop(p, None)
+                self.rewritten.pop(p, None)
                 if p:  # a host-made table may point into it
                     self.made_bytes[p] = _S_NBYTES_OF(t if _is_storage(t) else _T_UNTYPED(t))
                     self.scalars.note_span(p, self.made_bytes[p])
 
-    def carry(self, before: dict[int, tuple[Any, ...]]) -> None:
-        """Storages earlier calls made, with their provenance as made (the worker keeps them across calls)."""
-        self.carried, self._origin = dict(before), before
+    def carry(self, before: dict[int, tuple[Any, ...]], origins: dict[int, tuple[Any, ...]]) -> None:
+        """Storages earlier calls made, with their provenance as the last call left them, and as made (the worker
+        keeps them across calls)."""
+        self.carried, self._origin = dict(before), origins
 
     def _rewritten(self, ptr: int, provenance: tuple[Any, ...]) -> None:
         """A storage made in the call (or an earlier one) filled or copied into whole by an op: its content is
         that op's now."""
-        if not self._paused:
-            self._written(ptr, provenance)
+        if not self._paused and self._written(ptr, provenance):
+            self.rewritten[ptr] = self.made_storages.get(ptr) or self.carried[ptr]
 
-    def _written(self, ptr: int, provenance: tuple[Any, ...]) -> None:
+    def _written(self, ptr: int, provenance: tuple[Any, ...]) -> bool:
+        """Whether `ptr` is a storage made in the call or carried, now labelled by `provenance`."""
         # which storage it is stays part of it: two made alike and rewritten alike are still two (red team 38
         # zeroed both of red team 37's zeros(n) tables)
         origin = self.first_made.get(ptr) or self._origin.get(ptr)
         provenance = provenance if origin is None else (*provenance, origin)
-        for known in (self.made_storages, self.carried):
-            if ptr in known:
-                known[ptr] = provenance
+        known = [k for k in (self.made_storages, self.carried) if ptr in k]
+        for k in known:
+            k[ptr] = provenance
+        return bool(known)
 
     def _provenance(self, name: str, args: tuple, kwargs: Mapping | None) -> tuple[Any, ...]:
         """How an op makes its output's content: its name and everything it is handed (a fill's value, a size,

@@ -422,7 +422,8 @@ class _Bound:
     rounds: dict  # per workload's shapes and scalars: the scalars its recorded calls handed to their launches
     foreign_kernels: Callable[[Any], list[str]]  # sandbox/dispatch_table.py: ops given a kernel from Python
     literals: set  # the numbers written in the candidate's source, read before its import (sandbox/scalars.py)
-    made_before: dict  # storages earlier calls made, with their provenance then (a workspace cached at a first call)
+    made_before: dict  # storages earlier calls made, with their provenance as the last call left it (a workspace)
+    made_origin: dict  # and as each was made (the origin a rewrite keeps: sandbox/dispatch.py `_written`)
     made_bytes: dict  # and their sizes (a pointer into one is that storage and an offset)
     generators: tuple  # the CUDA default generators, bound before the candidate's import (it could rebind the tuple)
 
@@ -450,7 +451,7 @@ def _bind(watched: dict[str, tuple[Any, str]], *, cuda: bool = False) -> _Bound:
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
                loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
-               set(), {}, {}, _cuda_generators() if cuda else ())
+               set(), {}, {}, {}, _cuda_generators() if cuda else ())
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -535,7 +536,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
-    rec.carry(b.made_before)
+    rec.carry(b.made_before, b.made_origin)
     _seed_generators(b.generators, seed)
     rec.generator_states = _generator_states(b.generators)
     for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
@@ -567,7 +568,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             marks += [f"an op the call ran has a kernel the candidate registered: {k}"
                       for k in b.foreign_kernels([*rec.ops, *rec.in_launch])]
             rec.closing(_flatten(ret) + inputs)
-            _remember_made(b.made_before, rec.first_made)
+            _remember_workspaces(b.made_before, b.made_origin, rec)
             _remember_made(b.made_bytes, rec.made_bytes)
             # returned memory filled before the call (plain tensors only: reading a subclass runs its own code)
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
@@ -592,6 +593,20 @@ def _symbolic(n: int) -> list[str]:
     """The mark for ops and launches handed a symbolic scalar (sandbox/dispatch.py `_SYMBOLIC`)."""
     return [f"{n} op(s) or launch(es) handed a torch.SymInt, SymFloat or SymBool: its node's Python code ran "
             "inside them, out of the recorders' sight"] if n else []
+
+
+def _remember_workspaces(labels: dict[int, Any], origins: dict[int, Any], rec: Any) -> None:
+    """Keep what the call made or an op of it rewrote, with its provenance as the call's ops left it, and what it
+    made, with its provenance as made, for later calls: a workspace cached at a first call is the same place when
+    a later call hands it over (ScalarLog._place), not made in one round and older in the next. As the ops left
+    it: a status buffer made with `empty` and zeroed once (`zero_`) is labelled by the zeroing in the call that
+    made it, and so in the next (it was labelled by the `empty` there: false-positive hunt 15, apex-style flags)."""
+    if len(labels) + len(rec.first_made) + len(rec.rewritten) > _MADE_KEPT:
+        labels.clear()
+        origins.clear()
+    labels.update(rec.first_made)
+    labels.update(rec.rewritten)  # a launch's writes are no op's: its provenance holds the storage's own label
+    origins.update(rec.first_made)
 
 
 def _remember_made(before: dict[int, Any], made: dict[int, Any]) -> None:
