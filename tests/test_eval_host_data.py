@@ -94,6 +94,28 @@ def test_a_round_is_not_compared_with_a_compiling_one_on_another_launch_path() -
     assert _leaves_changed(rounds, ("s",), (made(5.5),), compiled=True)[1] == 1  # a compile every call
 
 
+def test_a_second_round_that_used_a_storage_the_first_made_is_compared_with_none() -> None:
+    """A wrapper that makes a workspace on its first call for a shape (empty, zero_ among its other ops) and uses
+    it on the next: the first round set up, like one that compiled, so the second is compared with none; the
+    third is compared with the second, whatever they make and use (a storage each round makes for the next)."""
+    from kernelgenbench.sandbox.worker import _leaves_changed
+
+    def made(value: float, used: set[int]):
+        rec, _, _ = sealed_recorder()
+        with rec:
+            torch.tensor([7.0, value])
+        rec.scalars.kept_used = used
+        return rec.scalars
+
+    rounds: dict = {}
+    assert _leaves_changed(rounds, ("s",), (made(1.5, set()),), made=frozenset({10})) == (0, 0, 0, ())
+    assert _leaves_changed(rounds, ("s",), (made(2.5, {10}),), made=frozenset({20})) == (0, 0, 0, ())  # set up
+    assert _leaves_changed(rounds, ("s",), (made(3.5, {20}),), made=frozenset({30}))[1] == 1  # third: compared
+    other: dict = {}
+    _leaves_changed(other, ("s",), (made(1.5, set()),), made=frozenset({10}))
+    assert _leaves_changed(other, ("s",), (made(2.5, {99}),))[1] == 1  # a storage some other call made
+
+
 def test_rounds_that_entered_the_same_launches_another_way_compare_their_ops_only() -> None:
     """FlagGems' LibEntry sends a key's first call through Triton's JIT entry (no compile: Triton's cache holds the
     kernel already) and the next ones to the compiled kernel's launcher directly, which logs no arguments: such a

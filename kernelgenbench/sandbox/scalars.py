@@ -276,6 +276,8 @@ class ScalarLog:
         self._starts: list[int] = []  # their addresses, sorted
         # `_moves` of the last previous round asked about (held weakly: a round's log would keep every earlier one)
         self._moved: tuple[weakref.ref[ScalarLog], _Moves] | None = None
+        # the storages earlier calls made that this call handed over or pointed at (a workspace they cached)
+        self.kept_used: set[int] = set()
 
     def places(self, inputs: dict[int, str], older: frozenset[int], made: dict[int, Any] | None = None,
                values: Any = (), literals: Any = frozenset(), before: dict[int, Any] | None = None,
@@ -306,6 +308,8 @@ class ScalarLog:
         # (made first: a storage alive before the call may be freed in it and its address made anew)
         made = self._made is not None and ptr in self._made
         older = not made and (ptr in self._older or self._made is not None)
+        if older and ptr in self._before:
+            self.kept_used.add(ptr)
         if older and carried and ptr in self._before:
             return "place", ("made", self._before[ptr])
         if older:  # "kept": one an earlier call made (a workspace cached there), not one made at import

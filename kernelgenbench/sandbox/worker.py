@@ -574,7 +574,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
             counter.scalars.note_foreign(tuple(t for t in _flatten(ret) if _type(t) is _TENSOR))
             changed, values_changed, host_changed, where = _leaves_changed(b.rounds, shape, (counter.scalars, rec.scalars),
                                                                     compiled=counter.compile_s > 0 or counter.benchmarked,
-                                                                    path=tuple(counter.paths))
+                                                                    path=tuple(counter.paths), made=frozenset(rec.first_made))
     except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is evidence, SystemExit included
         return CallReport(event="error", exc_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
                           message=str(exc)[:500], traceback=_trace(exc), tampering=tuple(marks),
@@ -632,8 +632,8 @@ def call_shape(args: dict[str, Any]) -> tuple:
     return tuple((k, _shape_key(v)) for k, v in args.items())
 
 
-def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
-                    compiled: bool = False, path: tuple[str, ...] = ()) -> tuple[int, int, int, tuple[str, ...]]:
+def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *, compiled: bool = False,
+                    path: tuple[str, ...] = (), made: frozenset[int] = frozenset()) -> tuple[int, int, int, tuple[str, ...]]:
     """How many of the scalars this call handed its launches and ops (small ints, string chunks, bools, dtypes,
     tensor places) the last recorded call with the same shapes and scalars (`call_shape`: the workload's previous
     round) did not hand at the same place: shape-made scalars repeat, values computed from the data do not.
@@ -647,8 +647,9 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     LibEntry calls the compiled kernel's launcher: grid, stream, function handle, metadata), so the two log
     different arguments by design. An autotuner that benchmarked configs (FlagGems' LibTuner on a new key, with
     Triton's cache warm: nothing compiled) makes such a first call too: 195 launches through the JIT entry, and
-    one through LibEntry's cache in the next round (mean.dim on an H200, session 31). Calls that both compiled
-    are compared, as are calls that both did not.
+    one through LibEntry's cache in the next round (mean.dim on an H200, session 31). So is a shape's first
+    round for its second alone, where it made a storage (`made`) that the second used (`_first_made_kept`).
+    Calls that both compiled are compared, as are calls that both did not.
 
     Where the two calls launched the same kernels the same number of times but entered some launches another
     way (`path`, sandbox/launches.py: Triton's JIT entry, `kernel[grid]`, the compiled launcher called directly),
@@ -659,8 +660,8 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     history = rounds.setdefault(shape, [])
     counts = tuple({name: len(calls) for name, calls in log.calls.items()} for log in found)
     before = _partner(history, counts, path)
-    history.append((found, compiled, path, counts))
-    if before is None or (before[1] and not compiled and before is history[-2]):
+    history.append((found, compiled, path, counts, made))
+    if before is None or ((before[1] or _first_made_kept(history, found)) and not compiled and before is history[-2]):
         return 0, 0, 0, ()
     pairs = list(zip(found, before[0], strict=True))
     if _entered_otherwise(path, before[2]):
@@ -670,6 +671,14 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     skip = _PLACES if values else _HOST_ONLY  # what the verdict will name: the tiny output's count, or the share's
     where = tuple(d for now, prev in pairs for d in now.differences(prev, skip))[:3] if changed or values else ()
     return changed, values, sum(now.changed(prev, only="host") for now, prev in pairs), where
+
+
+def _first_made_kept(history: list, found: tuple[ScalarLog, ...]) -> bool:
+    """Whether this is a shape's second round, and its first made a storage this one used (a workspace, a status
+    buffer, a table it caches): that first round ran its setup ops (`empty`, `zero_`) among its others, which
+    this one does not (false-positive hunt 15). Only the second round: a storage each round makes for the next
+    would otherwise leave every round unjudged; the third is compared with the second."""
+    return len(history) == 2 and any(not log.kept_used.isdisjoint(history[0][4]) for log in found)
 
 
 def _partner(history: list, counts: tuple[dict[str, int], ...], path: tuple[str, ...]) -> tuple | None:
