@@ -478,18 +478,20 @@ class DispatchRecorder(TorchDispatchMode):
         """Before a Triton launch (given its arguments): every storage written with no op since its last writer.
         A symbolic scalar among the arguments would run its node's code inside the launch (where every write
         is the launch's)."""
-        self.symbolic += any(_type(v) in _SYMBOLIC for v in _leaves(values))
+        leaves = _leaves(values)  # a tensor in a tuple argument too (red team 44 handed its answer so)
+        self.symbolic += any(_type(v) in _SYMBOLIC for v in leaves)
         if self._ledger is not None:
-            self.took_host(self._ledger.check_all() + self._ledger.check(values))
+            self.took_host(self._ledger.check_all() + self._ledger.check(leaves))
 
     def launch_ends(self, values: list[Any]) -> None:
         """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table; a storage
         made in the call that it was handed holds what a launch with its host values wrote. A storage it moved
         is not among those: no kernel re-points a storage, code a kernel body ran under the interpreter did."""
+        leaves = _leaves(values)
         if self._ledger is not None:
-            self.took_host(self._ledger.refresh(values))
+            self.took_host(self._ledger.refresh(leaves))
         provenance = ("launch", self.scalars.identity(values))  # what it was handed, before it wrote
-        for i, t in enumerate(values):  # and which of its arguments a storage was (red team 34: 16 tables, one launch)
+        for i, t in enumerate(leaves):  # and which of its arguments a storage was (red team 34: 16 tables, one launch)
             if _is_tensor(t):
                 self._written(_storage_ptr(t), (*provenance, i))
 
