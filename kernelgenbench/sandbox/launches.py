@@ -170,6 +170,8 @@ class LaunchCounter:
         self.memory = memory  # sandbox/launch_memory.py's LaunchMemory: interpreted launches' accesses checked
         self.kernels = kernels  # sandbox/interpreted_kernels.py's InterpretedKernels: what the interpreter runs
         self._launch_args: tuple[Any, ...] = ()  # the interpreted launch's own arguments, until its grid is set
+        self._held: list[Any] = []  # what the launch's host code returned (`_host_side`), until the launch ends
+        self._launching_now = False  # inside the driver's launcher, before its enter hook ran (`_on_launch`)
         self._range = _range_factory()
         # sandbox/hooks.py's InterpreterHooks.quiet: an interpreted launch runs none of the candidate's hooks
         self.quiet = quiet if quiet is not None else contextlib.nullcontext
@@ -282,7 +284,11 @@ class LaunchCounter:
 
         def host_side(*args: Any, **kwargs: Any) -> Any:
             with counter.host_code():
-                return fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
+            # held until the launch has ended: dropped inside it, its finalizer would run where every write is the
+            # launch's (red team 44's grid callable returned a list whose __del__ wrote the answer)
+            counter._held.append(out)
+            return out
 
         return host_side
 
@@ -307,6 +313,12 @@ class LaunchCounter:
         self.scalars.add(tuple(numbers))
 
     def _on_launch(self, metadata: Any) -> None:
+        # Only the driver's launcher, called through its wrapper, launches: a call of the hook from anywhere else
+        # (the candidate's own code, a hook it chained) is none (red team 44 called it from a grid callable to
+        # make each round's launches look entered another way), and a launch calls it once.
+        if not self._launching_now:
+            return
+        self._launching_now = False
         # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
         # launch_metadata function.
         data = getattr(metadata, "data", None)
@@ -346,6 +358,7 @@ class LaunchCounter:
             if rec is not None:
                 rec.paused -= 1
                 rec.launch_ends(values)
+            self._held.clear()  # what host code returned dies here, its finalizers the call's own code
 
     @contextlib.contextmanager
     def _entered(self, entry: str) -> Iterator[None]:
@@ -411,7 +424,11 @@ class LaunchCounter:
             if not counter._entry and len(args) >= _LAUNCHER_FIXED:
                 counter.scalars.start(f"direct#{args[4]}")  # the loaded function's handle: one per kernel variant
                 counter.note_arguments(args[_LAUNCHER_FIXED:], kwargs)
-            return call(launcher, *args, **kwargs)
+            counter._launching_now = True  # the one enter-hook call this launch makes is a launch (`_on_launch`)
+            try:
+                return call(launcher, *args, **kwargs)
+            finally:
+                counter._launching_now = False
 
         logged_call.__wrapped__ = call  # type: ignore[attr-defined]
         return logged_call
@@ -422,8 +439,11 @@ class LaunchCounter:
         counter = self
 
         def noted_bench(tuner: Any, *args: Any, **kwargs: Any) -> Any:
-            counter.benchmarked = True
-            return bench(tuner, *args, **kwargs)
+            launches = counter.total
+            try:
+                return bench(tuner, *args, **kwargs)
+            finally:  # a benchmark that launched nothing (a do_bench of the candidate's own: red team 44) is none
+                counter.benchmarked |= counter.total > launches
 
         noted_bench.__wrapped__ = bench  # type: ignore[attr-defined]
         return noted_bench
