@@ -172,6 +172,7 @@ class LaunchCounter:
         self._launch_args: tuple[Any, ...] = ()  # the interpreted launch's own arguments, until its grid is set
         self._held: list[Any] = []  # what the launch's host code returned (`_host_side`), until the launch ends
         self._launching_now = False  # inside the driver's launcher, before its enter hook ran (`_on_launch`)
+        self._hook_counts = "none"  # which enter-hook calls are launches, set by `active`
         self._range = _range_factory()
         # sandbox/hooks.py's InterpreterHooks.quiet: an interpreted launch runs none of the candidate's hooks
         self.quiet = quiet if quiet is not None else contextlib.nullcontext
@@ -191,6 +192,9 @@ class LaunchCounter:
         launcher = _launcher_class()
         if launcher is not None:
             patches.append((launcher, "__call__", launcher.__dict__["__call__"]))
+        # where the enter hook counts launches (`_on_launch`): inside the wrapped launcher; on a GPU whose driver
+        # has no launcher class to wrap, every call; with no GPU, none (interpreted launches are counted as run)
+        self._hook_counts = "launcher" if launcher is not None else "all" if _gpu_visible() else "none"
         tuner = _autotuner_class()
         if tuner is not None:
             patches.append((tuner, "_bench", tuner.__dict__["_bench"]))
@@ -316,7 +320,7 @@ class LaunchCounter:
         # Only the driver's launcher, called through its wrapper, launches: a call of the hook from anywhere else
         # (the candidate's own code, a hook it chained) is none (red team 44 called it from a grid callable to
         # make each round's launches look entered another way), and a launch calls it once.
-        if not self._launching_now:
+        if self._hook_counts == "none" or (self._hook_counts == "launcher" and not self._launching_now):
             return
         self._launching_now = False
         # `metadata` is triton's LazyDict: read its plain data only; `.get()` would run the kernel's own
@@ -490,12 +494,17 @@ _LAUNCHER_FIXED = 9  # the launcher's arguments before the kernel's own
 
 
 @functools.cache
+def _gpu_visible() -> bool:
+    """Whether torch sees a GPU (CUDA, ROCm or XPU): compiled launches can happen in this process."""
+    import torch
+
+    return any(getattr(torch, d, None) is not None and getattr(torch, d).is_available() for d in ("cuda", "xpu"))
+
+
 def _launcher_class() -> type | None:
     """The active GPU driver's launcher class (CudaLauncher, HIPLauncher), whose `__call__` every compiled launch
     ends in; None under the interpreter or without a GPU driver (read once per process: the device is fixed)."""
-    import torch
-
-    if not any(getattr(torch, d, None) is not None and getattr(torch, d).is_available() for d in ("cuda", "xpu")):
+    if not _gpu_visible():
         return None
     try:
         from triton.runtime import driver
