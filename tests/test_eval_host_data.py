@@ -593,6 +593,8 @@ def test_each_round_seeds_the_generators_from_its_own_seed() -> None:
     assert all(s >= 1 << 62 for s in first + second) and len({*first, *second}) == 4
     _seed_generators(gens, None)  # inputs sent without a round seed: left as they are
     assert [g.initial_seed() for g in gens] == second
+    _seed_generators(gens, 8, nth=1)  # called again on the same round's inputs: draws anew
+    assert not {g.initial_seed() for g in gens} & {*first, *second}
 
 
 def test_an_address_keyed_cache_passes_and_a_host_product_behind_it_is_caught(tmp_path) -> None:

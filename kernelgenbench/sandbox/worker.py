@@ -475,17 +475,20 @@ def _cuda_generators() -> tuple[Any, ...]:
     return tuple(torch.cuda.default_generators)
 
 
-def _seed_generators(generators: tuple[Any, ...], seed: int | None) -> None:
-    """Each generator seeded from the round's seed, its Philox offset back at 0: a random op's wrapper hands its
-    kernel the offset it reads (FlagGems' philox_backend_seed_offset), which would otherwise grow from round to
-    round and read as a host value that changed; the seed, a float-sized int, still changes, and so do the draws."""
+def _seed_generators(generators: tuple[Any, ...], seed: int | None, nth: int = 0) -> None:
+    """Each generator seeded from the round's seed and how many calls of the same shapes came before (`nth`: a
+    random op called again on the same round's inputs must draw anew, rounds.py `_draws_again`), its Philox
+    offset back at 0: a random op's wrapper hands its kernel the offset it reads (FlagGems'
+    philox_backend_seed_offset), which would otherwise grow from round to round and read as a host value that
+    changed; the seed, a float-sized int, still changes, and so do the draws."""
     if seed is None:
         return
     for i, g in enumerate(generators):
-        _G_MANUAL_SEED(g, (1 << 62) | ((seed * _GOLDEN + i) & ((1 << 62) - 1)))
+        _G_MANUAL_SEED(g, (1 << 62) | ((seed * _GOLDEN + nth * _GOLDEN_2 + i) & ((1 << 62) - 1)))
 
 
 _GOLDEN = 0x9E3779B97F4A7C15  # an odd 64-bit multiplier: nearby round seeds give unrelated generator seeds
+_GOLDEN_2 = 0x632BE59BD9B4E019  # another, for the call's place among those of its shapes
 
 
 def _generator_states(generators: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
@@ -537,7 +540,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
     rec.carry(b.made_before, b.made_origin)
-    _seed_generators(b.generators, seed)
+    _seed_generators(b.generators, seed, len(b.rounds.get(shape, ())))
     rec.generator_states = _generator_states(b.generators)
     for log in (rec.scalars, counter.scalars):  # which storage a tensor handed over is
         log.places(storages, older, rec.made_storages, values=held, literals=b.literals, before=rec.carried,
