@@ -90,12 +90,51 @@ def _trusted(v: Any) -> bool:
     if isinstance(v, tuple):  # a namedtuple too, by its members
         return all(_trusted(x) for x in tuple.__iter__(v))
     if cls in (_wrapper_class(), descriptor_class()):
-        return _type(object.__getattribute__(v, "__dict__").get("base")) is _TENSOR
+        fields = object.__getattribute__(v, "__dict__")
+        return _type(fields.get("base")) is _TENSOR and all(_plain(x) for k, x in fields.items() if k != "base")
     if cls is _constexpr_class():
         return _trusted(object.__getattribute__(v, "__dict__").get("value"))
     if triton_block(v):
         return False
     return not hasattr(cls, "data_ptr") and not hasattr(cls, "__getattr__") and not isinstance(v, _EXACT)
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """A descriptor's or wrapper's field that Triton reads (compares, hashes, tests) with no code of the
+    candidate's: an exact scalar, None, a torch dtype, an exact tuple or list of such, or one of triton's own
+    dtypes with such fields (red team 45 put an int subclass in a descriptor's shape, a str subclass as its
+    padding and a dtype subclass in a wrapper: their comparisons ran inside the launch)."""
+    cls = _type(v)
+    if v is None or cls in _EXACT or cls is torch.dtype:
+        return True
+    if cls in (tuple, list) and depth < 4:
+        return all(_plain(x, depth + 1) for x in v)
+    return cls in _triton_dtypes() and depth < 4 and all(
+        _plain(x, depth + 1) for x in object.__getattribute__(v, "__dict__").values())
+
+
+def _triton_dtypes() -> tuple[type, ...]:
+    """triton.language's dtype classes (dtype, pointer_type, block_type, ...): their code is triton's."""
+    try:
+        from triton.language import core
+    except ImportError:
+        return ()
+    return tuple(c for c in vars(core).values() if isinstance(c, type) and issubclass(c, core.dtype))
+
+
+def _plain_copy(v: Any, depth: int = 0) -> Any:
+    """A field as exact values (a scalar subclass's number, a sequence's members), read with the base types'
+    own code; TypeError for anything else that is not `_plain`."""
+    if _plain(v):
+        return v
+    cls = _type(v)
+    if isinstance(v, _EXACT):
+        return _exact(v)
+    if isinstance(v, (tuple, list)) and depth < 4:
+        members = [_plain_copy(x, depth + 1) for x in (tuple.__iter__(v) if isinstance(v, tuple) else list.__iter__(v))]
+        return tuple(members) if isinstance(v, tuple) else members
+    raise TypeError(f"a tensor descriptor's or wrapper's field of type {cls.__name__}: pass numbers, strings and "
+                    f"triton's own dtypes")
 
 
 def _constexpr_class() -> type | None:
@@ -169,11 +208,14 @@ def _read(v: Any, interpreted: bool) -> Any:
                         f"scalars; a block exists only inside a kernel)")
     if isinstance(v, torch._C.TensorBase):  # a subclass (a Parameter): the same tensor as a plain one, no code run
         return _PLAIN_VIEW(v, _TENSOR)
-    if cls is _wrapper_class():
-        base = _read(v.__dict__.get("base"), interpreted)
-        return cls(base, v.__dict__.get("dtype")) if _type(base) is _TENSOR else Pointer(base.data_ptr(), v.dtype)
-    if cls is descriptor_class():
-        return dataclasses.replace(v, base=_read(v.__dict__.get("base"), interpreted))
+    if cls in (_wrapper_class(), descriptor_class()):  # rebuilt from exact values: no field's code runs in it
+        fields = object.__getattribute__(v, "__dict__")
+        base = _read(fields.get("base"), interpreted)
+        if cls is descriptor_class():
+            return cls(**{f.name: base if f.name == "base" else _plain_copy(fields.get(f.name))
+                          for f in dataclasses.fields(cls)})
+        dtype = _plain_copy(fields.get("dtype"))
+        return cls(base, dtype) if _type(base) is _TENSOR else Pointer(base.data_ptr(), dtype)
     if not callable(getattr(v, "data_ptr", None)):
         return v  # no pointer: the kernel rules judge what it is (sandbox/kernel_rules.py)
     if interpreted:
