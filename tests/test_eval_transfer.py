@@ -143,8 +143,11 @@ def test_a_reused_round_writes_new_values_into_the_previous_rounds_buffers():
     old = {"k": kv[0], "v": kv[1], "x": torch.zeros(3, 4).t(), "alpha": 1.0, "blocks": [torch.zeros(2)]}
     nkv = torch.arange(16.0).reshape(2, 8)
     new = {"k": nkv[0], "v": nkv[1], "x": torch.ones(3, 4).t(), "alpha": 2.5, "blocks": [torch.full((2,), 7.0)]}
+    versions = {k: old[k]._version for k in ("k", "v", "x")}
     got = _refill(old, new)
     assert got is not None and got["alpha"] == 2.5
+    # written as an in-place op would: a cache keyed by the tensor's version sees the new values
+    assert all(got[k]._version > versions[k] for k in versions)
     for name in ("k", "v", "x"):
         assert got[name].data_ptr() == old[name].data_ptr() and torch.equal(got[name], new[name])
         assert got[name].stride() == new[name].stride()

@@ -79,6 +79,7 @@ _S_IMPL = torch._C.StorageBase.__dict__["_cdata"].__get__  # which storage (a re
 _S_NBYTES = torch._C.StorageBase.nbytes
 _G_GET_STATE = torch._C.Generator.get_state
 _G_MANUAL_SEED = torch._C.Generator.manual_seed
+_BUMP_VERSIONS = torch._C._increment_version  # of a tuple of tensors, as torch.autograd.graph does
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
@@ -388,6 +389,9 @@ def _refill(old: Any, new: Any, storage_bytes: Callable[[Any], Any]) -> Any:
         return None
     for o, n in pairs:  # whole storages: the bytes around a view (and poisoned outputs) come along
         storage_bytes(o).copy_(storage_bytes(n))
+    # written as an in-place op writes it: a wrapper that caches what it made from an input (a weight repacked
+    # once) checks the tensor's version counter (false-positive hunt 17: a stale repack served in round 1)
+    _BUMP_VERSIONS(tuple(o for o, _ in pairs))
     return merged
 
 
