@@ -27,7 +27,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernelgenbench.sandbox.protocol import (
     CallReport,
@@ -617,9 +617,7 @@ def _remember_workspaces(labels: dict[int, Any], origins: dict[int, Any], rec: A
 
 
 def _remember_made(before: dict[int, Any], made: dict[int, Any]) -> None:
-    """Keep what the call made, with its provenance as made, for later calls: a workspace cached at a first call
-    is the same place when a later call hands it over (ScalarLog._place), not made in one round and older in the
-    next."""
+    """Keep what the call made (each storage's size) for later calls, at most _MADE_KEPT storages."""
     if len(before) + len(made) > _MADE_KEPT:
         before.clear()
     before.update(made)
@@ -667,11 +665,12 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     history = rounds.setdefault(shape, [])
     counts = tuple({name: len(calls) for name, calls in log.calls.items()} for log in found)
     before = _partner(history, counts, path)
-    history.append((found, compiled, path, counts, made))
-    if before is None or ((before[1] or _first_made_kept(history, found)) and not compiled and before is history[-2]):
+    history.append(_Round(found, compiled, path, counts, made))
+    if before is None or ((before.compiled or _first_made_kept(history, found)) and not compiled
+                          and before is history[-2]):
         return 0, 0, 0, ()
-    pairs = list(zip(found, before[0], strict=True))
-    if _entered_otherwise(path, before[2]):
+    pairs = list(zip(found, before.found, strict=True))
+    if _entered_otherwise(path, before.path):
         pairs = pairs[1:]  # found[0] is the launches' log
     values = sum(now.changed(prev, _PLACES) for now, prev in pairs)
     changed = sum(now.changed(prev, _HOST_ONLY, weigh=True) for now, prev in pairs)
@@ -680,12 +679,22 @@ def _leaves_changed(rounds: dict, shape: tuple, found: tuple[ScalarLog, ...], *,
     return changed, values, sum(now.changed(prev, only="host") for now, prev in pairs), where
 
 
+class _Round(NamedTuple):
+    """One recorded call of a shape, as the round comparison keeps it (`_leaves_changed`)."""
+
+    found: tuple  # its scalar logs: the launches', the ops'
+    compiled: bool  # it compiled a kernel or benchmarked configs
+    path: tuple  # how each launch was entered
+    counts: tuple  # each log's calls by name
+    made: frozenset  # the storages it made
+
+
 def _first_made_kept(history: list, found: tuple[ScalarLog, ...]) -> bool:
     """Whether this is a shape's second round, and its first made a storage this one used (a workspace, a status
     buffer, a table it caches): that first round ran its setup ops (`empty`, `zero_`) among its others, which
     this one does not (false-positive hunt 15). Only the second round: a storage each round makes for the next
     would otherwise leave every round unjudged; the third is compared with the second."""
-    return len(history) == 2 and any(not log.kept_used.isdisjoint(history[0][4]) for log in found)
+    return len(history) == 2 and any(not log.kept_used.isdisjoint(history[0].made) for log in found)
 
 
 def _partner(history: list, counts: tuple[dict[str, int], ...], path: tuple[str, ...]) -> tuple | None:
@@ -697,7 +706,7 @@ def _partner(history: list, counts: tuple[dict[str, int], ...], path: tuple[str,
     by name, as kept with every round."""
     if not history:
         return None
-    return next((older for older in reversed(history) if older[2] == path and older[3] == counts), history[-1])
+    return next((older for older in reversed(history) if older.path == path and older.counts == counts), history[-1])
 
 
 _ENTRIES = frozenset({"jit", "grid", "direct"})  # the ways into a compiled launch (sandbox/launches.py)
