@@ -1,11 +1,10 @@
 # kgb-honest: task=aten/mm
 """Weight-prepacking GEMM (oneDNN/torchao style): mat2 is repacked once into a K-major tile layout and the packed
 copy cached per tensor (torch.utils.weak.WeakIdKeyDictionary) with its version counter, so an in-place update of mat2 repacks."""
-from torch.utils.weak import WeakIdKeyDictionary
-
 import torch
 import triton
 import triton.language as tl
+from torch.utils.weak import WeakIdKeyDictionary
 
 _PACKED = WeakIdKeyDictionary()
 BK, BN = 16, 16

@@ -4,7 +4,6 @@ triton_poi_fused_* kernel with xnumel/XBLOCK and evict_last loads, call(args) cl
 import torch
 import triton
 import triton.language as tl
-
 from torch._C import _dynamo as _d
 
 assert_size_stride = _d.guards.assert_size_stride

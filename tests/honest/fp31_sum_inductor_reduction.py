@@ -4,7 +4,6 @@ accumulator via tl.where and tl.sum(..., 1)[:, None]; buffers from empty_strided
 import torch
 import triton
 import triton.language as tl
-
 from torch._C import _dynamo as _d
 
 empty_strided_cpu = _d.guards._empty_strided_cpu
