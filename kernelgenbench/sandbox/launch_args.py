@@ -15,11 +15,15 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections.abc import Callable
+from types import FunctionType, ModuleType
 from typing import Any
 
 import torch
 
 _TENSOR, _STORAGE = torch.Tensor, torch.UntypedStorage
+_FN_ANNOTATIONS = FunctionType.__dict__["__annotations__"].__get__
+_FN_GLOBALS = FunctionType.__dict__["__globals__"].__get__
+_CLASS_DICT = type.__dict__["__dict__"].__get__
 _T_DTYPE = torch._C.TensorBase.__dict__["dtype"].__get__
 _PLAIN_VIEW = torch._C.TensorBase.as_subclass  # the same TensorImpl as a plain torch.Tensor (no torch function)
 _type = type
@@ -135,6 +139,29 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
         return tuple(members) if isinstance(v, tuple) else members
     raise TypeError(f"a tensor descriptor's or wrapper's field of type {cls.__name__}: pass numbers, strings and "
                     f"triton's own dtypes")
+
+
+def refused(kernel: Any, kwargs: dict[str, Any]) -> str | None:
+    """What in a launch, other than its arguments' values, Triton would run the candidate's code through inside
+    it (red team 46): a keyword's name that is no exact str (the interpreter compares names), a parameter
+    annotation that is no string, class or triton dtype (Triton takes str() of each when it makes the kernel's
+    JITFunction, lazily in the launch), a module-like global with a comparison of its own (the interpreter
+    compares every module among the kernel's globals with triton.language). Call as host code."""
+    keys = [k for k in kwargs if _type(k) is not str]
+    if keys:
+        return f"a keyword argument's name is a {_type(keys[0]).__name__}, not a str"
+    fn = object.__getattribute__(kernel, "__dict__").get("fn") if hasattr(_type(kernel), "__dict__") else None
+    if _type(fn) is not FunctionType:
+        return None
+    odd = [a for a in dict.values(_FN_ANNOTATIONS(fn)) if not (_type(a) is str or _type(a) is type or _plain(a))]
+    if odd:
+        return f"a kernel parameter's annotation is a {_type(odd[0]).__name__}: annotate with strings or triton types"
+    modules = [v for v in dict.values(_FN_GLOBALS(fn)) if _type(v) is not ModuleType and isinstance(v, ModuleType)]
+    for v in modules:
+        if any("__eq__" in _CLASS_DICT(c) or "__ne__" in _CLASS_DICT(c) for c in _type(v).__mro__
+               if c not in (ModuleType, object)):
+            return f"the kernel's global {_type(v).__name__} object passes for a module and compares by code of its own"
+    return None
 
 
 def _constexpr_class() -> type | None:

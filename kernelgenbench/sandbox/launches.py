@@ -386,6 +386,10 @@ class LaunchCounter:
         def counted_run(kernel: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
             if warmup:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            with counter.host_code():
+                why = launch_args.refused(kernel, kwargs)
+            if why is not None:  # as a launch refuses what it cannot take, before anything of it runs
+                raise TypeError(f"{why}: it would run inside the launch")
             name = str(getattr(getattr(kernel, "fn", None), "__name__", None) or getattr(kernel, "__name__", "kernel"))
             if count:  # interpreted: no launcher, so no launch hook; this is where it ends
                 counter.launches[name] += 1
