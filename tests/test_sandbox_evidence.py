@@ -130,19 +130,33 @@ def test_thread_corpus_entry_fails_as_tampering(tmp_path):
 
 def test_launch_hook_counts_a_launch_from_any_cache_and_is_removed_after():
     """A compiled kernel's launcher calls triton's launch_enter_hook chain with the kernel's LazyDict, whoever
-    called the launcher (LibEntry's `compiled[grid](...)`, JITFunction.run, the autotuner)."""
+    called the launcher (LibEntry's `compiled[grid](...)`, JITFunction.run, the autotuner): once a launch, inside
+    the driver's launcher. A call of the hook from anywhere else is no launch (red team 44 called it from a grid
+    callable), nor is a second one inside the same launcher call."""
     from triton import knobs
     from triton.compiler.compiler import LazyDict
 
     counter = LaunchCounter()
     meta = LazyDict({"name": "cached_kernel", "function": 0, "stream": 0})
     meta.add(lambda: pytest.fail("the kernel's own launch_metadata must not run"), ())
+
+    def launcher(_self, *args):  # as the driver's launcher: its C code calls the enter hook
+        knobs.runtime.launch_enter_hook(meta)
+        knobs.runtime.launch_enter_hook(meta)
+
     with counter.active():
-        knobs.runtime.launch_enter_hook(meta)
-        knobs.runtime.launch_enter_hook(meta)
+        counter._hook_counts = "launcher"  # as on a GPU, whose driver's launcher class the counter wraps
+        launch = counter._wrap_launcher(launcher)
+        launch(object())
+        launch(object())
+        knobs.runtime.launch_enter_hook(meta)  # the candidate's own call
     knobs.runtime.launch_enter_hook(meta)
     assert counter.launches == {"cached_kernel": 2}
     assert "cached_kernel" in loaded_kernels()
+    cpu = LaunchCounter()
+    with cpu.active():  # no GPU: interpreted launches are counted as they run; no hook call is a launch
+        knobs.runtime.launch_enter_hook(meta)
+    assert cpu.launches == {}
 
 
 def test_a_launcher_entered_directly_logs_its_kernels_arguments_and_one_entered_from_jit_does_not():

@@ -109,10 +109,12 @@ def _plain(v: Any, depth: int = 0) -> bool:
     dtypes with such fields (red team 45 put an int subclass in a descriptor's shape, a str subclass as its
     padding and a dtype subclass in a wrapper: their comparisons ran inside the launch)."""
     cls = _type(v)
-    if v is None or cls in _EXACT or cls is torch.dtype:
+    if v is None or cls in _EXACT or cls in (torch.dtype, torch.device) or cls in _triton_enums():
         return True
-    if cls in (tuple, list) and depth < 4:
-        return all(_plain(x, depth + 1) for x in v)
+    if cls in (tuple, list, torch.Size) and depth < 4:
+        return all(_plain(x, depth + 1) for x in (list.__iter__(v) if cls is list else tuple.__iter__(v)))
+    if cls is _TENSOR:  # a TensorWrapper's `data`: its base, as plain as the base is
+        return True
     return cls in _triton_dtypes() and depth < 4 and all(
         _plain(x, depth + 1) for x in object.__getattribute__(v, "__dict__").values())
 
@@ -124,6 +126,13 @@ def _triton_dtypes() -> tuple[type, ...]:
     except ImportError:
         return ()
     return tuple(c for c in vars(core).values() if isinstance(c, type) and issubclass(c, core.dtype))
+
+
+def _triton_enums() -> tuple[type, ...]:
+    """The enums triton's dtype classes hold (a dtype's signedness, its kind): members of triton's own classes."""
+    import enum
+
+    return tuple(c for d in _triton_dtypes() for c in vars(d).values() if isinstance(c, type) and issubclass(c, enum.Enum))
 
 
 def _plain_copy(v: Any, depth: int = 0) -> Any:
