@@ -13,6 +13,7 @@ its dtype (compiled; what Triton's own MockTensor offers).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import operator
 from collections.abc import Callable
 from types import FunctionType, ModuleType
@@ -105,9 +106,10 @@ def _trusted(v: Any) -> bool:
 
 def _plain(v: Any, depth: int = 0) -> bool:
     """A descriptor's or wrapper's field that Triton reads (compares, hashes, tests) with no code of the
-    candidate's: an exact scalar, None, a torch dtype, an exact tuple or list of such, or one of triton's own
-    dtypes with such fields (red team 45 put an int subclass in a descriptor's shape, a str subclass as its
-    padding and a dtype subclass in a wrapper: their comparisons ran inside the launch)."""
+    candidate's: an exact scalar, None, a torch dtype or device, a plain tensor, an exact tuple, list or
+    torch.Size of such, a member of triton's own enums, or one of triton's own dtypes with such fields (red team
+    45 put an int subclass in a descriptor's shape, a str subclass as its padding and a dtype subclass in a
+    wrapper: their comparisons ran inside the launch)."""
     cls = _type(v)
     if v is None or cls in _EXACT or cls in (torch.dtype, torch.device) or cls in _triton_enums():
         return True
@@ -119,8 +121,10 @@ def _plain(v: Any, depth: int = 0) -> bool:
         _plain(x, depth + 1) for x in object.__getattribute__(v, "__dict__").values())
 
 
+@functools.cache
 def _triton_dtypes() -> tuple[type, ...]:
-    """triton.language's dtype classes (dtype, pointer_type, block_type, ...): their code is triton's."""
+    """triton.language's dtype classes (dtype, pointer_type, block_type, ...): their code is triton's. Read once,
+    before the candidate's import (`bind`): a class it adds to triton.language.core later is not among them."""
     try:
         from triton.language import core
     except ImportError:
@@ -128,6 +132,7 @@ def _triton_dtypes() -> tuple[type, ...]:
     return tuple(c for c in vars(core).values() if isinstance(c, type) and issubclass(c, core.dtype))
 
 
+@functools.cache
 def _triton_enums() -> tuple[type, ...]:
     """The enums triton's dtype classes hold (a dtype's signedness, its kind): members of triton's own classes."""
     import enum
@@ -148,6 +153,12 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
         return tuple(members) if isinstance(v, tuple) else members
     raise TypeError(f"a tensor descriptor's or wrapper's field of type {cls.__name__}: pass numbers, strings and "
                     f"triton's own dtypes")
+
+
+def bind() -> None:
+    """Read triton's own dtype classes and enums now (call before the candidate is imported)."""
+    _triton_dtypes()
+    _triton_enums()
 
 
 def refused(kernel: Any, kwargs: dict[str, Any]) -> str | None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
+from kernelgenbench.sandbox import launch_args
 from kernelgenbench.sandbox.allocators import route_inductor_allocators
 from kernelgenbench.sandbox.protocol import (
     CallReport,
@@ -963,6 +964,7 @@ def _set_up(conn: Any, setup: dict[str, Any], device: str, activity: _Activity) 
 
         interpreter_as_a_device()  # bf16 rounding, libdevice, float arguments: as the devices do
     route_inductor_allocators()  # generated code binds them at its import
+    launch_args.bind()  # triton's own dtype classes, read before the candidate can add any
     watched = watched_functions()
     activity.install()
     watched["threading.Thread.start"] = (threading.Thread, "start")
