@@ -505,6 +505,7 @@ def _gpu_visible() -> bool:
     return any(getattr(torch, d, None) is not None and getattr(torch, d).is_available() for d in ("cuda", "xpu"))
 
 
+@functools.cache
 def _launcher_class() -> type | None:
     """The active GPU driver's launcher class (CudaLauncher, HIPLauncher), whose `__call__` every compiled launch
     ends in; None under the interpreter or without a GPU driver (read once per process: the device is fixed)."""
