@@ -374,19 +374,20 @@ class DispatchRecorder(TorchDispatchMode):
     def _rewritten(self, ptr: int, provenance: tuple[Any, ...]) -> None:
         """A storage made in the call (or an earlier one) filled or copied into whole by an op: its content is
         that op's now."""
-        if not self._paused and self._written(ptr, provenance):
-            self.rewritten[ptr] = self.made_storages.get(ptr) or self.carried[ptr]
+        label = self._written(ptr, provenance) if not self._paused else None
+        if label is not None:
+            self.rewritten[ptr] = label
 
-    def _written(self, ptr: int, provenance: tuple[Any, ...]) -> bool:
-        """Whether `ptr` is a storage made in the call or carried, now labelled by `provenance`."""
+    def _written(self, ptr: int, provenance: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """`ptr`'s new label where it is a storage made in the call or carried: `provenance` and its origin."""
         # which storage it is stays part of it: two made alike and rewritten alike are still two (red team 38
         # zeroed both of red team 37's zeros(n) tables)
         origin = self.first_made.get(ptr) or self._origin.get(ptr)
-        provenance = provenance if origin is None else (*provenance, origin)
+        label = provenance if origin is None else (*provenance, origin)
         known = [k for k in (self.made_storages, self.carried) if ptr in k]
         for k in known:
-            k[ptr] = provenance
-        return bool(known)
+            k[ptr] = label
+        return label if known else None
 
     def _provenance(self, name: str, args: tuple, kwargs: Mapping | None) -> tuple[Any, ...]:
         """How an op makes its output's content: its name and everything it is handed (a fill's value, a size,

@@ -170,7 +170,7 @@ def refused(kernel: Any, kwargs: dict[str, Any]) -> str | None:
     keys = [k for k in kwargs if _type(k) is not str]
     if keys:
         return f"a keyword argument's name is a {_type(keys[0]).__name__}, not a str"
-    fn = object.__getattribute__(kernel, "__dict__").get("fn") if hasattr(_type(kernel), "__dict__") else None
+    fn = object.__getattribute__(kernel, "__dict__").get("fn") if hasattr(kernel, "__dict__") else None
     if _type(fn) is not FunctionType:
         return None
     odd = [a for a in dict.values(_FN_ANNOTATIONS(fn)) if not (_type(a) is str or _type(a) is type or _plain(a))]

@@ -310,8 +310,8 @@ class ScalarLog:
         older = not made and (ptr in self._older or self._made is not None)
         if older and ptr in self._before:
             self.kept_used.add(ptr)
-        if older and carried and ptr in self._before:
-            return "place", ("made", self._before[ptr])
+            if carried:
+                return "place", ("made", self._before[ptr])
         if older:  # "kept": one an earlier call made (a workspace cached there), not one made at import
             return "place", ("kept" if ptr in self._before else "older", ptr)
         return "place", ("made", (self._made or {}).get(ptr, ("launch",)))
