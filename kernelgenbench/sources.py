@@ -110,9 +110,9 @@ register(Source(
         "overloads write their results into the given tensors and return them."),
     forbidden=(
         "Calling the op under test or any other torch compute op: torch.* / Tensor methods / torch.nn.functional "
-        "that compute values, and torch.ops.aten.*. Allowed in the wrapper: allocation (torch.empty, empty_like, "
-        "empty_strided), views and metadata (view, reshape of contiguous tensors, as_strided, stride, shape, dtype) "
-        "and copying a result into an output.",),
+        "that compute values, and torch.ops.aten.* ops that do. Allowed in the wrapper: allocation (torch.empty, "
+        "empty_like, empty_strided, or their torch.ops.aten forms), views and metadata (view, reshape of "
+        "contiguous tensors, as_strided, stride, shape, dtype) and copying a result into an output.",),
     native="kernelgenbench.evaluator.natives:aten", native_is_reference=True,
     cli="kernelgenbench.cli.extract_aten", curated="aten_curated.yaml:names",
     card_text="{operators} ATen operators ({tasks} tasks: every overload its own row)", colour="#4c72b0",

@@ -279,6 +279,9 @@ def test_host_compute_and_introspection(code, evidence):
     "import torch\ndef f(x):\n    return torch._dynamo.is_compiling() or x\n",
     "import torch\ndef f(x):\n    return torch.ops.aten.is_non_overlapping_and_dense(x)\n",
     "import torch\ndef f(x, y):\n    return torch.ops.aten.is_same_size.default(x, y)\n",
+    # allocation and out-of-place views by their aten names, as generated code writes them (FP hunt 17)
+    "import torch\ndef f(x):\n    return torch.ops.aten.empty_strided.default(x.shape, x.stride(), dtype=x.dtype)\n",
+    "import torch\ndef f(x):\n    return torch.ops.aten.as_strided(torch.ops.aten.view(x, [-1]), [2], [1])\n",
 ])
 def test_real_kernel_idioms_pass(code):
     assert check_source(code).passed, check_source(code).evidence
@@ -298,6 +301,10 @@ def test_real_kernel_idioms_pass(code):
      "c.py:2: torch.ops.aten.is_same_size.nonesuch: ATen compute called directly (the reference, not a kernel)"),
     ("import torch\ny = torch.ops.aten.set_(1, 2)\n",
      "c.py:2: torch.ops.aten.set_: ATen compute called directly (the reference, not a kernel)"),
+    ("import torch\ny = torch.ops.aten.resize_.default(1, 2)\n",
+     "c.py:2: torch.ops.aten.resize_.default: ATen compute called directly (the reference, not a kernel)"),
+    ("import torch\ny = torch.ops.aten.zeros([2])\n",
+     "c.py:2: torch.ops.aten.zeros: ATen compute called directly (the reference, not a kernel)"),
     ("import torch\ntorch.ops.aten.is_same_size = print\n",
      "c.py:2: torch.ops.aten.is_same_size: ATen compute called directly (the reference, not a kernel)"),
 ])

@@ -201,16 +201,19 @@ def classify_recorded(name: str) -> OpClass:
     return min(classes, key=_RANK.index) if classes else OpClass.COMPUTE
 
 
-def metadata_only(name: str) -> bool:
+def computes_nothing(name: str) -> bool:
     """'aten::foo[.overload]' is an op torch knows whose every overload (or the one named) computes nothing and
-    reads no tensor data (`is_non_overlapping_and_dense`, `is_same_size`): a candidate may call it by name."""
+    reads no tensor data: metadata (`is_non_overlapping_and_dense`), allocation (`empty_strided`) or an
+    out-of-place view (`view`, `as_strided`): a candidate may call it by name, as it may call `torch.empty`.
+    In-place metadata changes (`set_`, `resize_`) are not among them: they rebind an argument's storage."""
     packet = _packet(name)
     if packet is None:
         return False
-    overload = name.partition("::")[2].partition(".")[2]
+    base, _, overload = name.partition("::")[2].partition(".")
     if overload and overload not in packet.overloads():
         return False
-    return _own_class(name) is OpClass.METADATA
+    cls = _own_class(name)
+    return cls in (OpClass.METADATA, OpClass.ALLOCATION) or (cls is OpClass.VIEW and not base.endswith("_"))
 
 
 # Parts that make a composite's output out of fresh memory: someone must then write it.

@@ -24,7 +24,7 @@ from typing import Any
 
 from kernelgenbench.datafiles import load_data
 from kernelgenbench.errors import KgbError
-from kernelgenbench.evaluator.dispatch_guard import metadata_only
+from kernelgenbench.evaluator.dispatch_guard import computes_nothing
 from kernelgenbench.evaluator.parsing import parse
 from kernelgenbench.evaluator.status import PASS, Status, Verdict
 from kernelgenbench.sources import Source, sources
@@ -346,7 +346,7 @@ class _Source:
         if name is None:
             return False
         aten = "torch.ops.aten."
-        return name in self.fb.allowed or (name.startswith(aten) and metadata_only("aten::" + name[len(aten):]))
+        return name in self.fb.allowed or (name.startswith(aten) and computes_nothing("aten::" + name[len(aten):]))
 
     def _loose(self, node: ast.Attribute) -> str | None:
         """A standard-library path's last name on an object that no dotted path names (a subscript, a call)."""
