@@ -130,9 +130,11 @@ def _foreign(name: str) -> OpClass:
     try:
         packet = getattr(getattr(torch.ops, ns), base)
         ops = [getattr(packet, o) for o in ([overload] if overload else packet.overloads())]
-        return schema_class(tuple(str(op._schema) for op in ops)) if sep else OpClass.COMPUTE
     except (AttributeError, RuntimeError):
         return OpClass.COMPUTE
+    if sep and f"{ns}::{base}" in policy().aliases:  # torch's own view made in C++ (inductor's pool allocator)
+        return OpClass.COPY if any(map(_writes, ops)) else OpClass.VIEW
+    return schema_class(tuple(str(op._schema) for op in ops)) if sep else OpClass.COMPUTE
 
 
 @functools.cache
