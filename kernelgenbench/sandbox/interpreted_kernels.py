@@ -27,10 +27,11 @@ and back before the launch ends is caught in between).
 from __future__ import annotations
 
 import ast
+import contextlib
 import sys
 import textwrap
 import weakref
-from types import FunctionType
+from types import CodeType, FunctionType
 from typing import Any
 
 
@@ -73,6 +74,9 @@ class InterpretedKernels:
             caller = sys._getframe(1)  # the executor, its arguments bound as the programs will get them
             found = caller.f_locals if caller.f_code is executor_code else {}
             kernels._judge_launch(found.get("self"), found.get("args"))
+            watch = getattr(kernels.running, "watch", None)
+            if watch is not None:  # the programs run next (sandbox/launch_watch.py)
+                watch.programs()
             return set_grid_dim(self, *dims)
 
         def counted_call(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -132,8 +136,19 @@ class InterpretedKernels:
         fn, kwargs = given
         made = self._made.get(fn)
         if made is None:
-            made = self._made[fn] = _rewrite(fn, kwargs, rewriter)
+            # inside a launch (a device function's first call, the kernel's own), its compile evaluates the
+            # body's defaults, and triton reads the source through `inspect`: host code of the launch, recorded
+            counter = self.running or (self.launching[1] if self.launching is not None else None)
+            inside = counter is not None and counter.in_window
+            with counter.host_code(mid_launch=True) if inside else contextlib.nullcontext():
+                made = self._made[fn] = _rewrite(fn, kwargs, rewriter)
         return made
+
+    def codes(self) -> list[CodeType]:
+        """The code of every JIT function a launch ran or the rule judged, as given and as rewritten
+        (sandbox/launch_watch.py lets it run)."""
+        # the original too: the interpreter runs a reduction's combine function as given (`.fn`), not rewritten
+        return [f.__code__ for pair in self._made.items() for f in pair]
 
     def _judge_launch(self, executor: Any, args: Any) -> None:
         launch, self.launching = self.launching, None
@@ -142,8 +157,8 @@ class InterpretedKernels:
         kernel, counter = launch
         fn = getattr(executor, "fn", None)
         values = tuple(args.values()) if isinstance(args, dict) else None
+        self.running = counter  # from here the launch's own: a JIT function the rule reads is compiled as its host code
         counter.judge_interpreted(kernel, fn if isinstance(fn, FunctionType) else None, values)
-        self.running = counter
 
     @staticmethod
     def _judge_result(counter: Any, fn: Any, out: Any) -> None:

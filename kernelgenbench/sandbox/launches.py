@@ -146,7 +146,7 @@ class LaunchCounter:
     """
 
     def __init__(self, recorder: Any = None, rules: Any = None, memory: Any = None, kernels: Any = None,
-                 quiet: Any = None) -> None:
+                 quiet: Any = None, watch: Any = None) -> None:
         self.range_name = f"kgb_launch_{secrets.token_hex(8)}"  # per call: a range the candidate opens is no launch
         self.launches: Counter[str] = Counter()
         self.recorder = recorder
@@ -176,6 +176,9 @@ class LaunchCounter:
         self._range = _range_factory()
         # sandbox/hooks.py's InterpreterHooks.quiet: an interpreted launch runs none of the candidate's hooks
         self.quiet = quiet if quiet is not None else contextlib.nullcontext
+        # sandbox/launch_watch.py's LaunchWatch: the candidate's code that runs inside an interpreted launch
+        self.watch = watch
+        self.in_window = 0  # interpreted launches under way (a compile-time function's host code may launch one)
 
     @property
     def total(self) -> int:
@@ -277,7 +280,8 @@ class LaunchCounter:
         it ran between a launch's programs, the names the kernels read must still hold what was judged."""
         rec = self.recorder
         with self._range(self.range_name + HOST_CODE), \
-                rec.host_code(mid_launch=mid_launch) if rec is not None else contextlib.nullcontext():
+                rec.host_code(mid_launch=mid_launch) if rec is not None else contextlib.nullcontext(), \
+                self.watch.off() if self.watch is not None else contextlib.nullcontext():
             yield
         if mid_launch and self.rules is not None:
             self._judge((self.rules.rebound(), []), interpreted=True)
@@ -354,7 +358,7 @@ class LaunchCounter:
                 if memory is not None:
                     memory.arm(_tensors(values), self.scalars)
                     armed = True
-                with self.quiet() if interpreted else contextlib.nullcontext():
+                with self.quiet() if interpreted else contextlib.nullcontext(), self._watched(interpreted):
                     yield args, kwargs
         finally:
             if armed:
@@ -363,6 +367,19 @@ class LaunchCounter:
                 rec.paused -= 1
                 rec.launch_ends(values)
             self._held.clear()  # what host code returned dies here, its finalizers the call's own code
+
+    @contextlib.contextmanager
+    def _watched(self, interpreted: bool) -> Iterator[None]:
+        """An interpreted launch's window, watched for the candidate's code (sandbox/launch_watch.py)."""
+        if not interpreted:
+            yield
+            return
+        self.in_window += 1
+        try:
+            with self.watch.window(self.note_break) if self.watch is not None else contextlib.nullcontext():
+                yield
+        finally:
+            self.in_window -= 1
 
     @contextlib.contextmanager
     def _entered(self, entry: str) -> Iterator[None]:

@@ -432,6 +432,7 @@ class _Bound:
     made_origin: dict  # and as each was made (the origin a rewrite keeps: sandbox/dispatch.py `_written`)
     made_bytes: dict  # and their sizes (a pointer into one is that storage and an offset)
     generators: tuple  # the CUDA default generators, bound before the candidate's import (it could rebind the tuple)
+    watch: Any  # sandbox/launch_watch.py's LaunchWatch: the candidate's code inside an interpreted launch
 
 
 def _bind(watched: dict[str, tuple[Any, str]], *, cuda: bool = False) -> _Bound:
@@ -446,6 +447,7 @@ def _bind(watched: dict[str, tuple[Any, str]], *, cuda: bool = False) -> _Bound:
     from kernelgenbench.sandbox.interpreted_kernels import InterpretedKernels
     from kernelgenbench.sandbox.kernel_rules import KernelRules
     from kernelgenbench.sandbox.launch_memory import LaunchMemory
+    from kernelgenbench.sandbox.launch_watch import LaunchWatch
     from kernelgenbench.sandbox.launches import LaunchCounter, loaded_kernels
     from kernelgenbench.sandbox.ledger import WriteLedger
 
@@ -454,10 +456,12 @@ def _bind(watched: dict[str, tuple[Any, str]], *, cuda: bool = False) -> _Bound:
     watched.update(memory.install())
     kernels = InterpretedKernels()
     watched.update(kernels.install())
+    watch = LaunchWatch(kernels.codes)
+    watched.update(watch.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
                loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
-               set(), {}, {}, {}, _cuda_generators() if cuda else ())
+               set(), {}, {}, {}, _cuda_generators() if cuda else (), watch)
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
     object.__setattr__(b, "tampered", guard(watched))  # frozen: set once, here (main checks it stays)
@@ -542,7 +546,7 @@ def _run_call(fn: Callable[..., Any], task: Any, args: dict[str, Any], device: s
     pos, kw = b.split_call_args(task, args)
     b.ledger.refresh(inputs)  # what ran between calls (timed calls, the evaluator's refill) is no call's
     rec, sealed, on_top = b.sealed_recorder(b.ledger)
-    counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet)
+    counter = b.launch_counter(rec, b.kernel_rules, b.memory, b.kernels, b.hooks.quiet, b.watch)
     older = b.ledger.live() - storages.keys()
     held = _one_element_values(inputs)
     rec.carry(b.made_before, b.made_origin)
@@ -988,6 +992,7 @@ def _load(s: _Serving, setup: dict[str, Any]) -> Callable[..., Any] | None:
     s.b.hooks.open()
     modes = (_FN_MODES(), _DISPATCH_MODES())
     s.b.literals.update(source_numbers(setup["code_path"]))
+    s.b.watch.watch_file(setup["code_path"])
     try:
         module = _import_candidate(setup["code_path"])
     except BaseException as exc:  # noqa: BLE001 - import errors, syntax errors, SystemExit: all evidence
