@@ -279,6 +279,9 @@ def test_host_compute_and_introspection(code, evidence):
     "import torch\ndef f(x):\n    return torch._dynamo.is_compiling() or x\n",
     "import torch\ndef f(x):\n    return torch.ops.aten.is_non_overlapping_and_dense(x)\n",
     "import torch\ndef f(x, y):\n    return torch.ops.aten.is_same_size.default(x, y)\n",
+    # dynamo's own name for compiler.disable (sglang's glue), and a graph mark on an autograd.Function (FP hunt 18)
+    "import torch\n@torch._dynamo.disable\ndef f(x):\n    return x\n",
+    "import torch\n@torch.compiler.allow_in_graph\nclass F(torch.autograd.Function):\n    pass\n",
     # allocation and out-of-place views by their aten names, as generated code writes them (FP hunt 17)
     "import torch\ndef f(x):\n    return torch.ops.aten.empty_strided.default(x.shape, x.stride(), dtype=x.dtype)\n",
     "import torch\ndef f(x):\n    return torch.ops.aten.as_strided(torch.ops.aten.view(x, [-1]), [2], [1])\n",

@@ -140,7 +140,7 @@ class InterpreterHooks:
         machinery and the documented hooks are the worker's for the launch; a trace, profile or monitoring
         function, which would run at every line of the kernel, is taken out and named. The collector stays on:
         switched off here, a correct kernel's host-made verdict turned flaky (a reinterpreted Parameter, 1 run
-        in 3), so a `__del__` in a cycle collected mid-launch is a known gap."""
+        in 3); a `__del__` a collection runs mid-launch is named by the launch watch (sandbox/launch_watch.py)."""
         trace = (sys.gettrace(), sys.getprofile())
         if any(a is not b for a, b in zip(trace, self._trace[:2], strict=True)) or _tools() != self._tools:
             self._window_marks.append("a trace, profile or monitoring function was active during a Triton launch")
