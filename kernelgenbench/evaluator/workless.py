@@ -1,6 +1,7 @@
 """Whether the reference's result on one input takes any computing: if not, a correct call needs no launch.
 
-Real kernels return early on degenerate inputs: sort along a dimension of size 1 returns its input and zero
+Real kernels return early on degenerate inputs, and a view op's kernel is no kernel at all (the reference's
+result is a view of its input; an uninitialized tensor's values are unspecified): sort along a dimension of size 1 returns its input and zero
 indices, resolve_conj of a tensor without the conjugate bit returns the tensor, masked_fill_ with an all-false
 mask leaves it as it was. What they return is already there (an input as given) or one value the allowlist
 lets a kernel write without computing (a fill with zero, one, or a scalar argument), so requiring a Triton
@@ -16,7 +17,7 @@ from typing import Any
 
 import torch
 
-from kernelgenbench.dataset.record import Task
+from kernelgenbench.dataset.record import Semantics, Task
 from kernelgenbench.evaluator.compare import flatten
 from kernelgenbench.evaluator.cost import flatten_tensors
 from kernelgenbench.evaluator.dispatch_guard import policy
@@ -37,9 +38,12 @@ def _fill_values(pristine: Mapping[str, Any]) -> set[complex]:
     return values
 
 
-def _given(t: torch.Tensor, inputs: list[torch.Tensor], fills: set[complex]) -> bool:
-    """An expected tensor that is empty, an input as given (same dtype, shape, values), or one allowed value."""
+def _given(t: torch.Tensor, inputs: list[torch.Tensor], fills: set[complex], storages: set[int] = frozenset()) -> bool:
+    """An expected tensor that is empty, an input as given (same dtype, shape, values), a view the reference made of
+    an input (`storages`: the reference's inputs' storages), or one allowed value."""
     if t.numel() == 0:
+        return True
+    if t.untyped_storage().data_ptr() in storages:
         return True
     if any(i.dtype == t.dtype and i.shape == t.shape and i.device == t.device and torch.equal(i, t) for i in inputs):
         return True
@@ -53,7 +57,10 @@ def _given(t: torch.Tensor, inputs: list[torch.Tensor], fills: set[complex]) -> 
 
 
 def needs_work(task: Task, ref_return: Any, ref_args: Mapping[str, Any], pristine: Mapping[str, Any]) -> bool:
-    """False when every expected output and written argument is empty, an input as given, or one allowed value."""
+    """False when every expected output and written argument is empty, an input as given, or one allowed value; an
+    output also when it is a view of the reference's input; every output of an op whose values are unspecified."""
+    if task.semantics is Semantics.UNINITIALIZED:
+        return False  # its values are unspecified (empty_strided): only its shape, strides and dtype are the answer
     p = policy()
     if task.category in p.copy_categories or task.category in p.fill_categories:
         return True
@@ -66,4 +73,8 @@ def needs_work(task: Task, ref_return: Any, ref_args: Mapping[str, Any], pristin
         return True
     inputs = _tensors(pristine.values())
     fills = _fill_values(pristine)
-    return not all(_given(t, inputs, fills) for t in expected)
+    # the reference's result a view of what it was given (t, expand, narrow, a reshape that needs no copy): the
+    # answer is there already; a written argument is compared by its values, so an in-place op still needs its work
+    storages = {x.untyped_storage().data_ptr() for x in _tensors(ref_args.values()) if x.numel()}
+    views = _tensors(leaves)
+    return not (all(_given(t, inputs, fills, storages) for t in views) and all(_given(t, inputs, fills) for t in written))
