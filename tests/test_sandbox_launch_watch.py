@@ -40,6 +40,15 @@ def after_programs():
 
 def host_code():
     return 4
+
+
+class Disguised:
+    @property
+    def __class__(self):
+        return int
+
+
+DISGUISED = Disguised()
 '''
 
 
@@ -83,21 +92,29 @@ def test_the_candidates_code_in_a_window_is_named_but_its_kernels_and_its_host_c
     assert _names(notes) == ["payload"]
 
 
-def test_while_programs_run_only_collections_and_device_calls_are_watched(candidate, interpreter_restored):
+def test_while_programs_run_only_collections_are_watched_and_host_code_watches_the_rest(candidate,
+                                                                                         interpreter_restored):
     path, mod = candidate
     watch = LaunchWatch(lambda: [])
     assert watch.install()  # triton's interpreter shows where the programs end
     watch.watch_file(str(path))
     notes: list[str] = []
     with watch.window(notes.append):
-        watch.programs()
+        watch.programs([vars(mod)])  # the globals a device function's call reads: a `__class__` property runs
         mod.in_programs()  # a program's own work is not watched (the kernel rule judged the bodies)
         mod.Cycle()
         gc.collect()  # but a __del__ a collection runs is
         interpreter_restored._LangPatchScope().restore()  # triton restores its patches: the programs ended
         mod.after_programs()
-    assert _names(notes) == ["Cycle.__del__", "after_programs"]
+    assert _names(notes) == ["Disguised.__class__", "Cycle.__del__", "after_programs"]
     assert gc.callbacks.count(watch._collecting) == 0
+    notes.clear()
+    with watch.window(notes.append):
+        watch.programs([])
+        with watch.off():  # a compile-time function between the programs: it could stage anything
+            mod.host_code()
+        mod.in_programs()
+    assert _names(notes) == ["in_programs"]
 
 
 def test_a_profile_function_replaced_in_the_window_is_named(candidate):

@@ -76,7 +76,7 @@ class InterpretedKernels:
             kernels._judge_launch(found.get("self"), found.get("args"))
             watch = getattr(kernels.running, "watch", None)
             if watch is not None:  # the programs run next (sandbox/launch_watch.py)
-                watch.programs()
+                watch.programs(kernels.scopes())
             return set_grid_dim(self, *dims)
 
         def counted_call(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -149,6 +149,10 @@ class InterpretedKernels:
         (sandbox/launch_watch.py lets it run)."""
         # the original too: the interpreter runs a reduction's combine function as given (`.fn`), not rewritten
         return [f.__code__ for pair in self._made.items() for f in pair]
+
+    def scopes(self) -> list[dict[str, Any]]:
+        """The module globals of every JIT function a launch ran or the rule judged (each once)."""
+        return list({id(g): g for g in (f.__globals__ for f in self._made) if isinstance(g, dict)}.values())
 
     def _judge_launch(self, executor: Any, args: Any) -> None:
         launch, self.launching = self.launching, None

@@ -26,7 +26,7 @@ import os
 import site
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 
@@ -48,31 +48,25 @@ class LaunchWatch:
         self._collecting = self._collection
 
     def install(self) -> dict[str, tuple[Any, str]]:
-        """Watch the programs' device-function calls and see where they end, in triton's interpreter; the replaced
-        attributes, to be watched for replacement ({} without an interpreter that shows the end: then the
+        """See where a launch's programs end in triton's interpreter (it restores its patches of the language
+        there); the replaced attribute, to be watched for replacement ({} without such an interpreter: then the
         programs are watched whole)."""
         try:
             from triton.runtime import interpreter
 
-            scope, patch_lang = interpreter._LangPatchScope, interpreter._patch_lang
+            scope = interpreter._LangPatchScope
             restore = scope.restore
         except (ImportError, AttributeError):
             return {}
         watch = self
 
-        def watched_patch_lang(fn: Any) -> Any:
-            with watch._watched_in_programs():
-                return patch_lang(fn)
-
         def ended_restore(self: Any) -> Any:
             watch._programs_ended()
             return restore(self)
 
-        interpreter._patch_lang = watched_patch_lang
         scope.restore = ended_restore
         self._split = True
-        return {"triton.interpreter._patch_lang": (interpreter, "_patch_lang"),
-                "triton._LangPatchScope.restore": (scope, "restore")}
+        return {"triton._LangPatchScope.restore": (scope, "restore")}
 
     def watch_file(self, path: str) -> None:
         """The candidate's source file (its code is the candidate's wherever that file lies)."""
@@ -94,42 +88,41 @@ class LaunchWatch:
             sys.setprofile(prev)
             self._note, self._phase, self._named = outer
 
-    def programs(self) -> None:
-        """The launch's programs start (its grid is set). They run the kernels' bodies, whose rule was judged: not
-        watched but where the candidate's code could start in them, a device function's call (triton reads its
-        globals and `triton.language` there) and a collection (a `__del__`), so each program costs no more."""
+    def programs(self, scopes: Iterable[dict[str, Any]]) -> None:
+        """The launch's programs start (its grid is set). They run the kernels' bodies, whose rule was judged, and
+        are not watched, so that each costs no more; what they reach of the candidate's was reached, watched,
+        before: the window's start read `triton.language`, the rule the names the bodies read, and this reads
+        the module globals (`scopes`) of every JIT function the rule judged as a device function's call does
+        (triton's `_patch_lang` asks of each whether it is a module). A collection (a `__del__`) is watched;
+        after host code (a compile-time function) the rest of the launch is (`off`): it could stage anything."""
         if self._phase != "watched" or not self._split:
             return
+        for scope in scopes:
+            for value in list(scope.values()):
+                isinstance(value, ModuleType)  # its class's `__class__` runs here, watched, if it has one
         self._phase = "programs"
         gc.callbacks.append(self._collecting)
         sys.setprofile(None)
 
     @contextlib.contextmanager
     def off(self) -> Iterator[None]:
-        """Host code the launch runs on purpose (recorded as the call's own): not watched."""
+        """Host code the launch runs on purpose (recorded as the call's own): not watched. Run between the
+        programs, the rest of the launch is watched whole."""
         prev = sys.getprofile()
         sys.setprofile(None)
         try:
             yield
         finally:
-            sys.setprofile(prev)
+            if self._phase == "programs":
+                self._programs_ended()
+            else:
+                sys.setprofile(prev)
 
     def _programs_ended(self) -> None:
         if self._phase == "programs":
             self._phase = "watched"
             self._drop_collecting()
             sys.setprofile(self._fn)
-
-    @contextlib.contextmanager
-    def _watched_in_programs(self) -> Iterator[None]:
-        if self._phase != "programs":
-            yield
-            return
-        sys.setprofile(self._fn)
-        try:
-            yield
-        finally:
-            sys.setprofile(None)
 
     def _collection(self, phase: str, info: dict[str, Any]) -> None:
         if self._phase == "programs":  # the finalizers a collection runs between its start and its stop
