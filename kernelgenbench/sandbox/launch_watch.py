@@ -97,9 +97,12 @@ class LaunchWatch:
         after host code (a compile-time function) the rest of the launch is (`off`): it could stage anything."""
         if self._phase != "watched" or not self._split:
             return
+        languages = _languages()
         for scope in scopes:
             for value in list(scope.values()):
-                isinstance(value, ModuleType)  # its class's `__class__` runs here, watched, if it has one
+                # as triton's `_patch_lang` asks: a `__class__` property, a module class's `__eq__` run here, watched
+                if isinstance(value, ModuleType):
+                    value in languages  # noqa: B015 - compared for what the comparison runs
         self._phase = "programs"
         gc.callbacks.append(self._collecting)
         sys.setprofile(None)
@@ -158,6 +161,13 @@ class LaunchWatch:
             return False
         path = os.path.realpath(filename)
         return path == self._candidate or not path.startswith(self._roots)
+
+
+def _languages() -> list[Any]:
+    """The modules triton's `_patch_lang` compares each module global with (`triton.language` and its core)."""
+    import triton.language as tl
+
+    return [tl, tl.core]
 
 
 def _nested(codes: Iterable[CodeType]) -> Iterator[CodeType]:
