@@ -20,8 +20,11 @@ def test_examples_pass_and_corpus_is_caught(tmp_path):
     # A fixed seed: on some draws the bf16 examples land a few ulps off under the interpreter (whose bf16
     # rounding differs from a GPU's), which is the interpreter's caveat, not the verdict under test. Not 0:
     # corpus/precompute_seed0 precomputes the answers of base seed 0 and would pass there.
+    # ~330 candidates on two cores; the launch watch (sandbox/launch_watch.py) costs each interpreted launch's
+    # set-up, and the corpus's bit-by-launch candidates make hundreds of launches per call
     proc = run_kgb("eval", "--dataset", str(EXAMPLE_TASKS), "--solutions", str(sols), "--device", "cpu",
-                   "--workers", "2", "--timeout", "30", "--memory-gib", "2", "--seed", "1", "--out", str(out))
+                   "--workers", "2", "--timeout", "60", "--memory-gib", "2", "--seed", "1", "--out", str(out),
+                   timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = {r["candidate_id"]: r for r in task_rows(out)}
     assert set(results) == {r["candidate_id"] for r in rows}
