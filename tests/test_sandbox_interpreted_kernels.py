@@ -68,3 +68,25 @@ def test_the_interpreter_runs_and_the_rule_judges_the_function_given_to_jit(tmp_
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
+
+
+def test_tritons_own_compile_time_code_runs_in_place_and_the_candidates_as_recorded_host_code():
+    import triton.language.standard as standard
+
+    from kernelgenbench.sandbox.interpreted_kernels import _compile_time_code
+
+    class Counter:  # the two places host code inside a launch can run (sandbox/launches.py LaunchCounter)
+        def library_code(self):
+            return "in place, watched"
+
+        def host_code(self, *, mid_launch=False):
+            return f"recorded, mid_launch={mid_launch}"
+
+    def _pick_sum_dtype(in_dtype, dtype):  # the candidate's, named as triton's
+        return dtype
+
+    picks = standard._pick_sum_dtype  # tl.sum's, called once per program by the interpreter
+    assert _compile_time_code(Counter(), picks.fn) == "in place, watched"
+    assert _compile_time_code(Counter(), standard.sum.fn) == "in place, watched"  # a library device function
+    assert _compile_time_code(Counter(), _pick_sum_dtype) == "recorded, mid_launch=True"
+    assert _compile_time_code(Counter(), print) == "recorded, mid_launch=True"

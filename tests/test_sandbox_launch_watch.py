@@ -127,3 +127,23 @@ def test_a_profile_function_replaced_in_the_window_is_named(candidate):
         sys.setprofile(None)
     assert notes == ["the launch's profile function was replaced inside the launch"]
     assert sys.getprofile() is before
+
+
+def test_triton_code_between_the_programs_is_watched_where_it_runs_and_the_programs_stay_unwatched(
+        candidate, interpreter_restored):
+    path, mod = candidate
+    watch = LaunchWatch(lambda: [])
+    assert watch.install()
+    watch.watch_file(str(path))
+    notes: list[str] = []
+    with watch.window(notes.append):
+        watch.programs([])
+        with watch.library():  # tl.sum's compile-time dtype pick, per program: whatever it reaches is named
+            mod.payload()
+        mod.in_programs()  # after it the programs run on, unwatched
+        with watch.library():
+            mod.Cycle()
+            gc.collect()  # a collection inside it ends with the library code still watched
+            mod.host_code()
+        mod.in_programs()
+    assert _names(notes) == ["payload", "Cycle.__init__", "Cycle.__del__", "host_code"]

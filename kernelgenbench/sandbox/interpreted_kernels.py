@@ -87,7 +87,7 @@ class InterpretedKernels:
             if handed:
                 counter.note_break(f"the constexpr function {getattr(self.value, '__qualname__', '?')} is handed "
                                    f"{handed}")
-            with counter.host_code(mid_launch=True):  # a compile-time function: host code, run per program here
+            with _compile_time_code(counter, self.value):  # a compile-time function: host code, run per program here
                 out = call(self, *args, **kwargs)
             kernels._judge_result(counter, self.value, out)
             counter.note_baked(out)
@@ -101,7 +101,7 @@ class InterpretedKernels:
             if handed:
                 counter.note_break(f"the compile-time function {getattr(self.fn, '__qualname__', '?')} is handed "
                                    f"{handed}")
-            with counter.host_code(mid_launch=True):
+            with _compile_time_code(counter, self.fn):
                 out = function_call(self, *args, **kwargs)
             kernels._judge_result(counter, self.fn, out)
             counter.note_baked(out)
@@ -140,7 +140,7 @@ class InterpretedKernels:
             # body's defaults, and triton reads the source through `inspect`: host code of the launch, recorded
             counter = self.running or (self.launching[1] if self.launching is not None else None)
             inside = counter is not None and counter.in_window
-            with counter.host_code(mid_launch=True) if inside else contextlib.nullcontext():
+            with _compile_time_code(counter, fn) if inside else contextlib.nullcontext():
                 made = self._made[fn] = _rewrite(fn, kwargs, rewriter)
         return made
 
@@ -177,6 +177,15 @@ class InterpretedKernels:
     def launch_ended(self) -> None:
         """The launch returned or raised: nothing pending, nothing counted."""
         self.launching = self.running = None
+
+
+def _compile_time_code(counter: Any, fn: Any) -> Any:
+    """Where host code inside an interpreted launch runs: triton's own (`tl.sum` picks its dtype per program, a
+    library device function compiles at its first call) in place, watched; the candidate's as the launch's
+    recorded host code, after which the rest of the launch is watched."""
+    from kernelgenbench.sandbox.triton_code import default_triton
+
+    return counter.library_code() if default_triton().function(fn) else counter.host_code(mid_launch=True)
 
 
 def _weakrefable(obj: Any) -> bool:

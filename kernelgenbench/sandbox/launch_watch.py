@@ -43,6 +43,7 @@ class LaunchWatch:
         self._named: set[str] = set()
         self._phase = ""  # "watched" inside a window, "programs" while its programs run
         self._split = False  # triton's interpreter shows where the programs end (`install`)
+        self._library = False  # triton's own host code runs between the programs, watched (`library`)
         # one bound method each: every attribute read makes a new one, and `is` compares them
         self._fn = self._profile
         self._collecting = self._collection
@@ -121,6 +122,23 @@ class LaunchWatch:
             else:
                 sys.setprofile(prev)
 
+    @contextlib.contextmanager
+    def library(self) -> Iterator[None]:
+        """Triton's own host code between the programs (`tl.sum`'s compile-time dtype pick, a library device
+        function's compile): watched where it runs, and the programs stay unwatched after it (it stages nothing of
+        the candidate's: what it reaches of the candidate's is named here)."""
+        if self._phase != "programs":
+            yield
+            return
+        self._library = True
+        sys.setprofile(self._fn)
+        try:
+            yield
+        finally:
+            self._library = False
+            if self._phase == "programs":
+                sys.setprofile(None)
+
     def _programs_ended(self) -> None:
         if self._phase == "programs":
             self._phase = "watched"
@@ -129,7 +147,7 @@ class LaunchWatch:
 
     def _collection(self, phase: str, info: dict[str, Any]) -> None:
         if self._phase == "programs":  # the finalizers a collection runs between its start and its stop
-            sys.setprofile(self._fn if phase == "start" else None)
+            sys.setprofile(self._fn if phase == "start" or self._library else None)
 
     def _drop_collecting(self) -> None:
         if self._collecting in gc.callbacks:

@@ -286,6 +286,11 @@ class LaunchCounter:
         if mid_launch and self.rules is not None:
             self._judge((self.rules.rebound(), []), interpreted=True)
 
+    def library_code(self) -> Any:
+        """Triton's own host code run between a launch's programs (a compile-time function of triton.language):
+        not the candidate's, so not recorded as its host code; watched where it runs (sandbox/launch_watch.py)."""
+        return self.watch.library() if self.watch is not None else contextlib.nullcontext()
+
     def _host_side(self, fn: Any) -> Any:
         """`fn` (a grid callable, a pre-run hook) run as host code of the launch."""
         counter = self
