@@ -116,6 +116,11 @@ class KernelRules:
             breaks.extend(_body_breaks(fn, body, tc, settable.get(fn.__code__, frozenset())))
         return breaks, numbers
 
+    def codes(self) -> list[CodeType]:
+        """The code of every body the last check judged as the kernel's (an aggregate's `__init__`, which the
+        interpreter runs as given, with them)."""
+        return [fn.__code__ for fn, _, _ in self._held]
+
     def literals(self) -> tuple[Any, ...]:
         """The literal constants of the code the last checked kernels run (their nested code's too), in order:
         a kernel's literals repeat from launch to launch; an answer written into its source (a rewritten

@@ -456,11 +456,12 @@ def _bind(watched: dict[str, tuple[Any, str]], *, cuda: bool = False) -> _Bound:
     watched.update(memory.install())
     kernels = InterpretedKernels()
     watched.update(kernels.install())
-    watch = LaunchWatch(kernels.codes)
+    rules = KernelRules()
+    watch = LaunchWatch(lambda: [*kernels.codes(), *rules.codes()])
     watched.update(watch.install())
     b = _Bound(sealed_recorder, LaunchCounter, split_call_args, round_inputs, make_args, fingerprint,
                storage_bytes, timing.time_callable, timing.TimingConfig, time.perf_counter, _no_marks, Session,
-               loaded_kernels, InterpreterHooks(), ledger, KernelRules(), memory, kernels, {}, foreign_kernels,
+               loaded_kernels, InterpreterHooks(), ledger, rules, memory, kernels, {}, foreign_kernels,
                set(), {}, {}, {}, _cuda_generators() if cuda else (), watch)
     # The bound references are watched too (rebinding one needs memory access, but leaves a mark).
     watched.update({f"worker bound {f.name}": (b, f.name) for f in fields(b) if f.name != "tampered"})
