@@ -373,3 +373,32 @@ def test_a_forbidden_function_is_refused_under_any_module_that_re_exports_it() -
         is Status.FORBIDDEN_API
     # a public name is torch's API wherever it is defined (torch.profiler.DeviceType is torch._C._autograd's)
     assert check_source("from torch.profiler import DeviceType\nimport torch\ntorch.autograd.DeviceType\n").passed
+
+
+@pytest.mark.parametrize("code", [
+    # Inductor's generated kernels, and kernels written in their style, call Inductor's Triton helpers
+    "from torch._inductor.runtime import triton_helpers\nfrom torch._inductor.runtime.triton_helpers import libdevice, "
+    "math as tl_math\ndef f(a, b):\n    return triton_helpers.maximum(a, b), tl_math.exp(a), libdevice.floor(b)\n",
+    "import torch._inductor.runtime.triton_helpers as th\ndef f(a):\n    return th.welford_reduce, th.libdevice.floor(a)\n",
+    "from torch._inductor.runtime.triton_helpers import promote_to_tensor\n",
+])
+def test_inductors_triton_device_functions_are_allowed(code: str) -> None:
+    assert check_source(code).status is Status.PASSED, check_source(code).evidence
+
+
+@pytest.mark.parametrize(("code", "evidence"), [
+    # its host functions and the modules it imports are not device functions
+    ("from torch._inductor.runtime import triton_helpers as th\nth.set_driver_to_cpu()\n",
+     "c.py:2: torch._inductor.runtime.triton_helpers.set_driver_to_cpu: a second kernel generator"),
+    ("import torch._inductor.runtime.triton_helpers as th\nth.pymath.floor\n",
+     "c.py:2: torch._inductor.runtime.triton_helpers.pymath.floor: a second kernel generator"),
+    ("from torch._inductor.runtime.triton_helpers import triton\n",
+     "c.py:1: from torch._inductor.runtime.triton_helpers import triton: a second kernel generator"),
+    ("from torch._inductor.runtime import triton_heuristics\n",
+     "c.py:1: from torch._inductor.runtime import triton_heuristics: a second kernel generator"),
+    # a re-exported triton module is read as that module: its forbidden attributes stay forbidden
+    ("import torch._inductor.runtime.triton_helpers as th\nth.tl.core.np\n", "c.py:2: .np: numpy reached through"),
+])
+def test_the_rest_of_inductor_stays_forbidden(code: str, evidence: str) -> None:
+    v = check_source(code, "c.py")
+    assert v.status is Status.FORBIDDEN_API and v.evidence.startswith(evidence), v.evidence

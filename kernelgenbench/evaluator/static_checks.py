@@ -57,6 +57,7 @@ class Forbidden:
     ctypes_data_ptr_why: str
     prompt: tuple[str, ...]  # what these checks refuse, in the prompt's words
     allowed: frozenset[str] = frozenset()  # read-only names under a forbidden entry that compute nothing
+    device_libraries: tuple[str, ...] = ()  # modules of Triton device functions under a forbidden one
 
 
 def forbidden() -> Forbidden:
@@ -78,6 +79,7 @@ def _forbidden(registered: tuple[Source, ...]) -> Forbidden:
         computed_name_why=data.pop("computed_name_why"), star_import_why=data.pop("star_import_why"),
         strings=dict(data.pop("strings")), ctypes_data_ptr_why=data.pop("ctypes_data_ptr_why"),
         prompt=tuple(data.pop("prompt")), allowed=frozenset(data.pop("allowed")),
+        device_libraries=tuple(data.pop("device_libraries")),
     )
     if data:
         raise KgbError(f"eval_forbidden.yaml: unknown keys {sorted(data)}")
@@ -93,6 +95,41 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
         return None
     parts.append(aliases.get(node.id, node.id))
     return ".".join(reversed(parts))
+
+
+def _device_function(name: str, libraries: tuple[str, ...]) -> tuple[bool, str] | None:
+    """For a name in a library of Triton device functions (`torch._inductor.runtime.triton_helpers.maximum`):
+    whether it is the library or one of its JIT functions (True, the name), or the triton.language module it
+    re-exports (False, that module's own name and the rest); None for a name outside them or anything else
+    of theirs (a host function, a module they import)."""
+    lib = next((k for k in libraries if name == k or name.startswith(k + ".")), None)
+    if lib is None:
+        return None
+    if name == lib:
+        return True, name
+    member, _, rest = name[len(lib) + 1:].partition(".")
+    value = _device_members(lib).get(member)
+    if isinstance(value, str):  # a triton.language module, by its own name
+        return False, value + ("." + rest if rest else "")
+    return (True, name) if value is not None and not rest else None
+
+
+@functools.cache
+def _device_members(lib: str) -> dict[str, Any]:
+    """A device library's JIT functions (True) and the triton.language modules it holds (their names)."""
+    try:
+        from triton.runtime.jit import JITFunction
+
+        module = importlib.import_module(lib)
+    except Exception:  # noqa: BLE001 - absent from this torch: nothing of it is allowed
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in vars(module).items():
+        if isinstance(value, JITFunction):
+            out[key] = True
+        elif isinstance(value, types.ModuleType) and value.__name__.startswith("triton.language"):
+            out[key] = value.__name__
+    return out
 
 
 def _under(name: str, table: dict[str, str] | tuple[str, ...]) -> str | None:
@@ -241,6 +278,8 @@ class _Source:
                 for a in node.names:
                     self.aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
                     hit = _under(a.name, fb.modules)
+                    if hit and _device_function(a.name, fb.device_libraries) == (True, a.name):
+                        continue  # `import torch._inductor.runtime.triton_helpers as th`
                     if hit:
                         return self.at(node, f"import {a.name}: {fb.modules[hit]}")
                     if a.name.startswith("numpy.") and a.name.split(".")[1] not in fb.numpy_allowed:
@@ -256,6 +295,10 @@ class _Source:
         fb = self.fb
         full = f"{module}.{a.name}"
         self.aliases[a.asname or a.name] = full
+        device = _device_function(full, fb.device_libraries)
+        if device is not None:  # a device library, one of its JIT functions, or a triton module it re-exports
+            self.aliases[a.asname or a.name] = device[1]
+            return None
         if a.name == "*" and (_under(module, fb.guarded_roots) or any(c.startswith(module + ".") for c in fb.calls)):
             return self.at(node, f"from {module} import *: {fb.star_import_why}")
         hit = _under(module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
@@ -290,6 +333,10 @@ class _Source:
                 continue
             if isinstance(node, (ast.Attribute, ast.Name)):
                 name = _dotted(node, self.aliases)
+                device = _device_function(name, fb.device_libraries) if name else None
+                if device is not None and device[0]:
+                    continue  # a device library's JIT function: a kernel body the kernel rule judges
+                name = device[1] if device is not None else name
                 root = node.value if isinstance(node, ast.Attribute) else node
                 while isinstance(root, ast.Attribute):
                     root = root.value
