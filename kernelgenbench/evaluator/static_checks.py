@@ -299,6 +299,10 @@ class _Source:
         if device is not None:  # a device library, one of its JIT functions, or a triton module it re-exports
             self.aliases[a.asname or a.name] = device[1]
             return None
+        lib = _under(full, fb.device_libraries)
+        if lib:
+            return self.at(node, f"from {module} import {a.name}: not one of {lib}'s Triton device functions (only "
+                                 "those, and the triton.language modules it re-exports, may be used)")
         if a.name == "*" and (_under(module, fb.guarded_roots) or any(c.startswith(module + ".") for c in fb.calls)):
             return self.at(node, f"from {module} import *: {fb.star_import_why}")
         hit = _under(module, fb.modules) or _under(full, fb.modules) or _under(full, fb.calls)
@@ -336,6 +340,10 @@ class _Source:
                 device = _device_function(name, fb.device_libraries) if name else None
                 if device is not None and device[0]:
                     continue  # a device library's JIT function: a kernel body the kernel rule judges
+                lib = _under(name, fb.device_libraries) if name and device is None else None
+                if lib and isinstance(node, ast.Attribute):
+                    return self.at(node, f"{name}: not one of {lib}'s Triton device functions (only those, and the "
+                                         "triton.language modules it re-exports, may be used)")
                 name = device[1] if device is not None else name
                 root = node.value if isinstance(node, ast.Attribute) else node
                 while isinstance(root, ast.Attribute):
