@@ -10,18 +10,30 @@ against the CPU storages the launch may use: its tensor arguments' and every liv
 holds (a pointer table's targets are tensors the candidate made with ops). Masked-off lanes are not
 accesses. Addresses outside all of them are counted (`strays`) with the first one, and judged by the
 evaluator's checks/launch_memory.py.
+
+Inside the launch the recorders are paused, and every write there is taken as the kernel's. So those storages are
+also shadowed while the launch runs: copied when it starts, each store and atomic of the interpreter copied into
+the shadow where it wrote, every load and atomic checked against the shadow where it reads, and the whole compared
+when the launch ends and before any host code it runs (which the recorders judge, and after which the shadow is
+taken anew). A byte that differs was written by neither the kernel nor recorded host code: a C-level callback
+(a partial of builtins as a dunder, a weakref callback in a collection) runs no Python frame for the launch watch
+to see (red team 48). Those bytes are counted (`unseen`), judged by checks/launch_writes.py.
 """
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import torch
 
-# The interpreter builder's memory ops: (method, index of the pointer argument, index of the mask or None).
-_MEMORY_OPS = (("create_masked_load", 0, 1), ("create_masked_store", 0, 2), ("create_atomic_cas", 0, None),
-               ("create_atomic_rmw", 1, 3))
+# The interpreter builder's memory ops: (method, index of the pointer argument, index of the mask or None, whether
+# it reads, whether it writes).
+_MEMORY_OPS = (("create_masked_load", 0, 1, True, False), ("create_masked_store", 0, 2, False, True),
+               ("create_atomic_cas", 0, None, True, True), ("create_atomic_rmw", 1, 3, True, True))
+_S_PTR, _S_NBYTES = torch._C.StorageBase.data_ptr, torch._C.StorageBase.nbytes  # bound before the candidate runs
 
 
 class LaunchMemory:
@@ -37,6 +49,9 @@ class LaunchMemory:
         self._armed = False
         self.strays = 0  # accesses outside every storage, since the last `take`
         self.first = ""  # the first of them
+        self._shadow = _Shadow()
+        self.unseen = 0  # bytes of the launch's storages written in it by neither its kernels nor host code
+        self.unseen_first = ""
 
     def install(self) -> dict[str, tuple[Any, str]]:
         """Wrap the interpreter builder's memory ops (worker only, before the candidate is imported); the
@@ -46,11 +61,11 @@ class LaunchMemory:
         except ImportError:
             return {}
         watched = {}
-        for name, ptr_at, mask_at in _MEMORY_OPS:
+        for name, ptr_at, mask_at, reads, writes in _MEMORY_OPS:
             original = InterpreterBuilder.__dict__.get(name)
             if original is None:
                 continue
-            setattr(InterpreterBuilder, name, self._checked(original, ptr_at, mask_at))
+            setattr(InterpreterBuilder, name, self._checked(original, ptr_at, mask_at, reads, writes))
             watched[f"triton.InterpreterBuilder.{name}"] = (InterpreterBuilder, name)
         return watched
 
@@ -70,40 +85,60 @@ class LaunchMemory:
                 starts.append(start)
                 ends.append(end)
         self._starts, self._ends = np.array(starts, dtype=np.uint64), np.array(ends, dtype=np.uint64)
+        self._shadow.take(self._ledger.storages(values))
         self._armed = True
 
     def disarm(self) -> None:
-        """The launch ended."""
+        """The launch ended: its storages as its kernels left them, or the bytes that differ counted."""
+        if self._armed:
+            self._note(self._shadow.compare())
+        self._shadow.drop()
         self._armed = False
 
-    def take(self) -> tuple[int, str]:
-        """The strays counted since the last take, and the first of them; the count starts again."""
-        found = (self.strays, self.first)
-        self.strays, self.first = 0, ""
+    def before_host_code(self) -> None:
+        """Host code of the launch starts (its writes are judged by the recorders): what differs now is counted."""
+        if self._armed:
+            self._note(self._shadow.compare())
+
+    def after_host_code(self) -> None:
+        """Host code of the launch returned: the shadow is taken anew."""
+        if self._armed:
+            self._shadow.retake()
+
+    def take(self) -> tuple[int, str, int, str]:
+        """The strays counted since the last take and the first of them, the unseen bytes and the first of them;
+        the counts start again."""
+        found = (self.strays, self.first, self.unseen, self.unseen_first)
+        self.strays, self.first, self.unseen, self.unseen_first = 0, "", 0, ""
         return found
 
-    def _checked(self, original: Any, ptr_at: int, mask_at: int | None) -> Any:
+    def _checked(self, original: Any, ptr_at: int, mask_at: int | None, reads: bool, writes: bool) -> Any:
         guard = self
 
         def checked(builder: Any, *args: Any, **kwargs: Any) -> Any:  # a descriptor load passes cache_policy=
-            if guard._armed:
-                guard._check(args[ptr_at], None if mask_at is None else args[mask_at])
-            return original(builder, *args, **kwargs)
+            if not guard._armed:
+                return original(builder, *args, **kwargs)
+            lanes = _lanes(args[ptr_at], None if mask_at is None else args[mask_at])
+            if lanes is not None:
+                guard._check(*lanes)
+                if reads:
+                    guard._note(guard._shadow.compare_at(*lanes))
+            out = original(builder, *args, **kwargs)
+            if lanes is not None and writes:
+                guard._shadow.follow(*lanes)
+            return out
 
         checked.__wrapped__ = original  # type: ignore[attr-defined]
         return checked
 
-    def _check(self, ptrs: Any, mask: Any) -> None:
+    def _note(self, found: tuple[int, str]) -> None:
+        count, first = found
+        if count and not self.unseen:
+            self.unseen_first = first
+        self.unseen += count
+
+    def _check(self, addresses: np.ndarray, width: int) -> None:
         """Count the accessed addresses (mask lanes on) that lie outside every storage of the launch."""
-        try:
-            data = np.asarray(ptrs.data)
-            width = max(1, int(ptrs.get_element_ty().primitive_bitwidth) // 8)
-        except (AttributeError, TypeError, ValueError):  # not a pointer block: the interpreter raises itself
-            return
-        if mask is not None:
-            on = np.broadcast_to(np.asarray(mask.data, dtype=bool), data.shape)
-            data = np.broadcast_to(data, on.shape)[on]
-        addresses = data.astype(np.uint64).ravel()
         if not addresses.size:
             return
         if self._old_starts.size:
@@ -124,3 +159,101 @@ class LaunchMemory:
         for i in np.unique(at[inside]).tolist():
             start = int(self._old_starts[i])
             self._log.foreign_span(start, int(self._old_ends[i]) - start)
+
+
+def _lanes(ptrs: Any, mask: Any) -> tuple[np.ndarray, int] | None:
+    """The addresses a memory op reaches (mask lanes on) and its access width; None for no pointer block (the
+    interpreter raises itself)."""
+    try:
+        data = np.asarray(ptrs.data)
+        width = max(1, int(ptrs.get_element_ty().primitive_bitwidth) // 8)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if mask is not None:
+        on = np.broadcast_to(np.asarray(mask.data, dtype=bool), data.shape)
+        data = np.broadcast_to(data, on.shape)[on]
+    return data.astype(np.uint64).ravel(), width
+
+
+class _Shadow:
+    """Copies of a launch's storages, kept as its kernels' stores leave them."""
+
+    def __init__(self) -> None:
+        self._held: list[tuple[int, int, Any, np.ndarray]] = []  # (address, bytes, storage, copy), by address
+        self._starts = self._ends = np.zeros(0, dtype=np.uint64)
+
+    def take(self, storages: Iterable[tuple[int, Any]]) -> None:
+        """Copy these storages (held until `drop`: none is freed, and no address reused, while the launch runs)."""
+        held = []
+        for ptr, storage in sorted(storages, key=lambda p: p[0]):
+            nbytes = _S_NBYTES(storage)
+            if nbytes and _S_PTR(storage) == ptr:
+                held.append((ptr, nbytes, storage, _real(ptr, nbytes).copy()))
+        self._held = held
+        self._starts = np.array([h[0] for h in held], dtype=np.uint64)
+        self._ends = np.array([h[0] + h[1] for h in held], dtype=np.uint64)
+
+    def retake(self) -> None:
+        """Copy the same storages again (recorded host code wrote them)."""
+        self.take([(ptr, storage) for ptr, _, storage, _ in self._held])
+
+    def drop(self) -> None:
+        self._held, self._starts, self._ends = [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64)
+
+    def compare(self) -> tuple[int, str]:
+        """The bytes that differ from the copies (each copy then follows), and the first of them."""
+        count, first = 0, ""
+        for ptr, nbytes, storage, copy in self._held:
+            if _S_PTR(storage) != ptr or _S_NBYTES(storage) != nbytes:
+                continue  # moved to other memory: the write ledger counts that (ledger.moved)
+            real = _real(ptr, nbytes)
+            if np.array_equal(real, copy):
+                continue
+            differ = np.flatnonzero(real != copy)
+            count += differ.size
+            first = first or _where(ptr, nbytes, int(differ[0]))
+            copy[differ] = real[differ]
+        return count, first
+
+    def compare_at(self, addresses: np.ndarray, width: int) -> tuple[int, str]:
+        """The bytes a load is about to read that differ from the copies, and the first of them."""
+        count, first = 0, ""
+        for i, offsets in self._groups(addresses, width):
+            ptr, nbytes, storage, copy = self._held[i]
+            if _S_PTR(storage) != ptr or _S_NBYTES(storage) != nbytes:
+                continue
+            real = _real(ptr, nbytes)
+            differ = offsets[real[offsets] != copy[offsets]]
+            if differ.size:
+                count += differ.size
+                first = first or _where(ptr, nbytes, int(differ[0]))
+                copy[differ] = real[differ]
+        return count, first
+
+    def follow(self, addresses: np.ndarray, width: int) -> None:
+        """A store or atomic wrote these addresses: the copies take what it wrote."""
+        for i, offsets in self._groups(addresses, width):
+            ptr, nbytes, storage, copy = self._held[i]
+            if _S_PTR(storage) == ptr and _S_NBYTES(storage) == nbytes:
+                copy[offsets] = _real(ptr, nbytes)[offsets]
+
+    def _groups(self, addresses: np.ndarray, width: int) -> list[tuple[int, np.ndarray]]:
+        """Per held storage, the byte offsets these accesses cover in it (accesses outside them are strays)."""
+        if not self._held or not addresses.size:
+            return []
+        at = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
+        inside = (at >= 0) & (addresses + np.uint64(width) <= self._ends[np.maximum(at, 0)])
+        out = []
+        for i in np.unique(at[inside]).tolist():
+            starts = (addresses[inside & (at == i)] - self._starts[i]).astype(np.int64)
+            out.append((i, (starts[:, None] + np.arange(width, dtype=np.int64)).ravel()))
+        return out
+
+
+def _real(ptr: int, nbytes: int) -> np.ndarray:
+    """The bytes at `ptr`, as a numpy view in place (no op)."""
+    return np.ctypeslib.as_array((ctypes.c_ubyte * nbytes).from_address(ptr))
+
+
+def _where(ptr: int, nbytes: int, offset: int) -> str:
+    return f"byte {offset} of a {nbytes}-byte storage at {hex(ptr)}"

@@ -278,11 +278,15 @@ class LaunchCounter:
     def host_code(self, *, mid_launch: bool = False) -> Iterator[None]:
         """Candidate code a launch runs on the host, judged as the call's own (DispatchRecorder.host_code); after
         it ran between a launch's programs, the names the kernels read must still hold what was judged."""
-        rec = self.recorder
+        rec, memory = self.recorder, self.memory
+        if memory is not None:  # what the launch wrote so far with no store of its kernels is counted first
+            memory.before_host_code()
         with self._range(self.range_name + HOST_CODE), \
                 rec.host_code(mid_launch=mid_launch) if rec is not None else contextlib.nullcontext(), \
                 self.watch.off() if self.watch is not None else contextlib.nullcontext():
             yield
+        if memory is not None:  # what host code wrote the recorders judged
+            memory.after_host_code()
         if mid_launch and self.rules is not None:
             self._judge((self.rules.rebound(), []), interpreted=True)
 

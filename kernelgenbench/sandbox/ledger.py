@@ -136,6 +136,13 @@ class WriteLedger:
         live = [(ptr, ptr + nbytes) for ptr, (weak, nbytes, _, _) in self._table.items() if not _EXPIRED(weak)]
         return live + [(ptr, ptr + _S_NBYTES(storage)) for ptr, storage, _ in _storages(values)]
 
+    def storages(self, values: Iterable[Any] = ()) -> list[tuple[int, Any]]:
+        """(address, storage) of every live storage it holds and of `values`' (each once): the memory a launch may
+        write, to be shadowed while it runs (sandbox/launch_memory.py)."""
+        out = {ptr: _FROM_WEAK(weak) for ptr, (weak, _, _, _) in self._table.items() if not _EXPIRED(weak)}
+        out.update((ptr, storage) for ptr, storage, _ in _storages(values))
+        return list(out.items())
+
     def adopt_live(self) -> None:
         """Digest the storage of every CPU tensor alive now (after the import: tables a library made there)."""
         self.record(o for o in gc.get_objects() if _issubclass(_type(o), _BASE))

@@ -251,6 +251,10 @@ class CallReport(Message):
     # (sandbox/launch_memory.py)
     stray_accesses: int = 0
     stray_first: str = ""
+    # bytes of those launches' storages written inside them by neither their kernels' stores nor recorded host code,
+    # and the first of them (sandbox/launch_memory.py's shadow)
+    launch_unseen_writes: int = 0
+    launch_unseen_first: str = ""
     seed_draws: dict[str, int] = field(default_factory=dict)  # random ops of at most SEED_ELEMS elements
     # bytes of the storages the call's launches were handed, or it returned, that are neither an input nor made by
     # an op of the call: memory filled before the call (a table, a cached workspace, a pool of random values)

@@ -746,7 +746,8 @@ def _tallies(rec: Any, counter: Any) -> dict[str, Any]:
     return {"host_built": rec.host_built, "host_built_bytes": rec.host_bytes, "small_writes": rec.small_writes,
             "foreign_bytes": sum(counter.scalars.foreign.values()),
             "launch_floats": len(counter.floats | rec.scalars.floats), "kernel_rule_breaks": tuple(counter.rule_breaks),
-            **dict(zip(("stray_accesses", "stray_first"), counter.memory.take(), strict=True)), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
+            **dict(zip(("stray_accesses", "stray_first", "launch_unseen_writes", "launch_unseen_first"),
+                       counter.memory.take(), strict=True)), "seed_draws": dict(rec.seed_draws), "unseen_writes": rec.unseen,
             "host_made": tuple(HostMade(dtype=d, data=base64.b64encode(b).decode()) for d, b in rec.host_made)}
 
 

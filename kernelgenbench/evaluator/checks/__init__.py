@@ -17,6 +17,7 @@ from kernelgenbench.evaluator.checks.host_data import CHECK as HOST_DATA
 from kernelgenbench.evaluator.checks.kernel_rules import CHECK as KERNEL_RULES
 from kernelgenbench.evaluator.checks.launch_memory import CHECK as LAUNCH_MEMORY
 from kernelgenbench.evaluator.checks.launch_ops import CHECK as LAUNCH_OPS
+from kernelgenbench.evaluator.checks.launch_writes import CHECK as LAUNCH_WRITES
 from kernelgenbench.evaluator.checks.no_launch import CHECK as NO_LAUNCH
 from kernelgenbench.evaluator.checks.packing import CHECK as PACKING
 from kernelgenbench.evaluator.checks.profiled_ops import CHECK as PROFILED_OPS
@@ -27,10 +28,13 @@ from kernelgenbench.evaluator.checks.torch_fallback import CHECK as TORCH_FALLBA
 
 # Tampering first (the evidence itself is in doubt), then what was raised, then where the work was done; a
 # thread is judged after the compute checks, which name what it computed when it did (raw_thread); so is a kernel
-# no GPU compiles (kernel_rules: torch compute in a plain function it calls is named as torch compute) and one
-# that reached memory outside its tensors (launch_memory).
+# no GPU compiles (kernel_rules: torch compute in a plain function it calls is named as torch compute), tensor
+# memory written inside a launch by neither its kernels nor recorded host code (launch_writes: the launch watch
+# names the function that did it first, where it saw one) and one that reached memory outside its tensors
+# (launch_memory).
 REGISTRY: tuple[Check, ...] = (TAMPERING, SIDE_STREAM, DEVICE_RECORDER, PACKING, EXCEPTION, HOST_COMPUTE,
-                               HOST_DATA, DRAWN_BEFORE, TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, KERNEL_RULES, LAUNCH_MEMORY,
+                               HOST_DATA, DRAWN_BEFORE, TORCH_FALLBACK, PROFILED_OPS, LAUNCH_OPS, KERNEL_RULES, LAUNCH_WRITES,
+                               LAUNCH_MEMORY,
                                THREADS, NO_LAUNCH)
 
 __all__ = ["REGISTRY", "Check", "judge_report"]
