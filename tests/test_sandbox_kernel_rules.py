@@ -173,3 +173,46 @@ def test_a_triton_aggregate_of_the_candidates_is_judged_by_its_constructor():
     assert _breaks(_uses_row) == []
     (why,) = _breaks(_uses_peek_row)
     assert why.startswith("_PeekRow.__init__") and "`.handle`" in why
+
+
+def _host_write(v):
+    return v
+
+
+@_aggregate
+class _CallableMember:
+    base: tl.tensor
+
+    def __init__(self, base):
+        self.base = base
+
+
+_CallableMember.__add__ = __import__("functools").partial(_host_write)  # a callable that is no function: red team 48
+
+
+@triton.jit
+def _uses_callable_member(out_ptr):
+    row = _CallableMember(out_ptr)
+    tl.store(row.base, tl.load(row.base))
+
+
+@triton.jit
+def _calls_default(v, f=_host_write):
+    return f(v)
+
+
+@triton.jit
+def _kernel_with_defaults(out_ptr, n=4, dt=tl.float32, BLOCK: tl.constexpr = 8):
+    tl.store(out_ptr, _calls_default(tl.load(out_ptr)))
+
+
+def test_an_aggregate_with_a_callable_member_that_is_no_function_is_no_aggregate():
+    (why,) = _breaks(_uses_callable_member)
+    assert "reads _CallableMember: a plain Python type" in why
+
+
+def test_a_judged_functions_defaults_are_judged_as_launch_arguments():
+    """A device function's `f=host_fn`, called as a local: no name the body reads shows it (red team 48)."""
+    (why,) = _breaks(_kernel_with_defaults)  # the kernel's own defaults (numbers, dtypes) are no break
+    assert why == "_calls_default's default for `f` is a function, which a GPU launch refuses (the interpreter " \
+                  "would call it on the host)"

@@ -26,6 +26,8 @@ from types import (
     BuiltinFunctionType,
     CodeType,
     FunctionType,
+    GetSetDescriptorType,
+    MemberDescriptorType,
     ModuleType,
 )
 from typing import Any
@@ -114,6 +116,7 @@ class KernelRules:
                 else:
                     numbers.extend(self._changed((fn.__code__, ref), value))
             breaks.extend(_body_breaks(fn, body, tc, settable.get(fn.__code__, frozenset())))
+            breaks.extend(_default_breaks(fn, tc))
         return breaks, numbers
 
     def codes(self) -> list[CodeType]:
@@ -245,6 +248,18 @@ def _argument_breaks(i: int, value: Any, tc: TritonCode | None = None) -> Iterat
         elif not callable(v) and not _launch_value(v):
             yield (f"launch argument {i} is a {type(v).__name__}, which a GPU launch cannot specialize (no tensor, "
                    f"number, string, dtype or tuple of them: the interpreter would run its own methods in the kernel)")
+
+
+def _default_breaks(fn: FunctionType, tc: TritonCode) -> Iterator[str]:
+    """A judged function's parameter defaults that a GPU launch would refuse as arguments (red team 48: a device
+    function's `f=host_fn`, called in its body as a local, which no name the rule reads shows)."""
+    defaults = FunctionType.__dict__["__defaults__"].__get__(fn) or ()
+    code = FunctionType.__dict__["__code__"].__get__(fn)
+    named = dict(zip(code.co_varnames[code.co_argcount - len(defaults):code.co_argcount], defaults, strict=False))
+    named.update(FunctionType.__dict__["__kwdefaults__"].__get__(fn) or {})
+    for name, value in named.items():
+        for why in _argument_breaks(0, value, tc):
+            yield f"{fn.__qualname__}'s default for `{name}` " + why.removeprefix("launch argument 0 ")
 
 
 def _launch_value(v: Any, depth: int = 0) -> bool:
@@ -624,14 +639,22 @@ def _user_aggregate(value: Any, tc: TritonCode) -> list[Any] | None:
         return None
     own: list[Any] = [] if isinstance(init, FunctionType) and tc.function(init) else [init]
     for member in _type_dict(value).values():
-        fn = getattr(member, "__func__", member)
+        fn = getattr(member, "__func__", member) if isinstance(member, (classmethod, staticmethod)) else member
         if _jit(member):
             own.append(member)
-        elif isinstance(fn, FunctionType) and not tc.function(fn):
-            return None  # a plain Python method of the candidate's: the interpreter would run it on blocks
-        elif isinstance(member, (property, type)) and not (isinstance(member, property) and tc.function(member.fget)):
-            return None
+        elif isinstance(fn, FunctionType):
+            if not tc.function(fn):
+                return None  # a plain Python method of the candidate's: the interpreter would run it on blocks
+        elif isinstance(member, property):
+            if not all(f is None or tc.function(f) for f in (member.fget, member.fset, member.fdel)):
+                return None
+        elif isinstance(member, type) or ((callable(member) or hasattr(type(member), "__get__"))
+                                          and type(member) not in _SLOT_DESCRIPTORS):
+            return None  # red team 48: `__add__ = functools.partial(host_fn)`, a builtin or a callable object
     return own if all(isinstance(f, FunctionType) or _jit(f) for f in own) else None
+
+
+_SLOT_DESCRIPTORS = (GetSetDescriptorType, MemberDescriptorType)  # a class's own `__dict__`, `__weakref__`
 
 
 def _type_dict(cls: type) -> Any:
