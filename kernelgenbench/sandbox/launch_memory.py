@@ -23,6 +23,7 @@ to see (red team 48). Those bytes are counted (`unseen`), judged by checks/launc
 from __future__ import annotations
 
 import ctypes
+import gc
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,6 +35,7 @@ import torch
 _MEMORY_OPS = (("create_masked_load", 0, 1, True, False), ("create_masked_store", 0, 2, False, True),
                ("create_atomic_cas", 0, None, True, True), ("create_atomic_rmw", 1, 3, True, True))
 _S_PTR, _S_NBYTES = torch._C.StorageBase.data_ptr, torch._C.StorageBase.nbytes  # bound before the candidate runs
+_GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
 
 
 class LaunchMemory:
@@ -119,13 +121,19 @@ class LaunchMemory:
             if not guard._armed:
                 return original(builder, *args, **kwargs)
             lanes = _lanes(args[ptr_at], None if mask_at is None else args[mask_at])
-            if lanes is not None:
-                guard._check(*lanes)
-                if reads:
-                    guard._note(guard._shadow.compare_at(*lanes))
-            out = original(builder, *args, **kwargs)
-            if lanes is not None and writes:
-                guard._shadow.follow(*lanes)
+            enabled = _GC_ENABLED()
+            _GC_DISABLE()  # no finalizer runs between the shadow's check and the access, or the access and its follow
+            try:
+                if lanes is not None:
+                    guard._check(*lanes)
+                    if reads:
+                        guard._note(guard._shadow.compare_at(*lanes))
+                out = original(builder, *args, **kwargs)
+                if lanes is not None and writes:
+                    guard._shadow.follow(*lanes)
+            finally:
+                if enabled:
+                    _GC_ENABLE()
             return out
 
         checked.__wrapped__ = original  # type: ignore[attr-defined]
