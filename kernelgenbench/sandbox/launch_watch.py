@@ -15,7 +15,8 @@ the interpreter (sandbox/interpreted_kernels.py) may run; anything else is a bre
 GPU runs host code inside a kernel launch). The host code a launch runs on purpose (a grid callable, a pre-run
 hook, a compile-time function, the body's compile) runs with the watch off (`off`): the recorders judge it there.
 A file name is a string, but a code object's can be set only through `__code__` or `compile`, which the static
-checks refuse.
+checks refuse. A profile function sees Python frames only: what C code the candidate arranged writes (a partial of
+builtins as a dunder, a weakref callback) is found by the launch's shadow instead (sandbox/launch_memory.py).
 """
 
 from __future__ import annotations
