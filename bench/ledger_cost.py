@@ -6,7 +6,9 @@ For each size, two CPU tensors of that size (an input and an output), as one hon
 one interpreted Triton copy between them (TRITON_INTERPRET=1), and of what the ledger does around a launch
 (`check_all` before it, `refresh` after it: every live storage digested twice, whole), side by side, with their
 ratio. The sampled digest the ledger used before (256 pages of storages over 1 MiB) is timed too, for the
-record; it left a one-page host write unseen (tests/corpus/rt10_ledger_unsampled_page.py).
+record; it left a one-page host write unseen (tests/corpus/rt10_ledger_unsampled_page.py). Last, the same launch
+with the worker's memory checks installed and armed (sandbox/launch_memory.py: every access checked, the
+storages shadowed, copied at the start and compared at the end), beside the plain launch measured first.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
+from kernelgenbench.sandbox.launch_memory import LaunchMemory  # noqa: E402
 from kernelgenbench.sandbox.ledger import WriteLedger, _view  # noqa: E402
 
 
@@ -65,11 +68,15 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     print(f"torch {torch.__version__}, triton {triton.__version__}, {os.cpu_count()} CPUs; times are medians")
-    print(f"{'size':>10} {'launch':>10} {'ledger (whole)':>15} {'ratio':>7} {'former (sampled)':>17}")
-    for mib in args.sizes_mib:
-        launch, sweep, former = _one_size(int(mib * (1 << 20)) // 4, args.repeats)
+    print(f"{'size':>10} {'launch':>10} {'ledger (whole)':>15} {'ratio':>7} {'former (sampled)':>17} "
+          f"{'checked launch':>15} {'ratio':>7}")
+    rows = [(mib, *_one_size(int(mib * (1 << 20)) // 4, args.repeats)) for mib in args.sizes_mib]
+    memory = LaunchMemory(WriteLedger())
+    memory.install()  # triton's builder changes for the rest of this process: the checked launches go last
+    for mib, launch, sweep, former in rows:
+        checked = _checked_launch(memory, int(mib * (1 << 20)) // 4, args.repeats)
         print(f"{mib:>7.3g} MiB {launch * 1e3:>8.2f}ms {sweep * 1e3:>13.2f}ms {sweep / launch:>7.2f} "
-              f"{former * 1e3:>15.2f}ms")
+              f"{former * 1e3:>15.2f}ms {checked * 1e3:>13.2f}ms {checked / launch:>7.2f}")
 
 
 def _one_size(n: int, repeats: int) -> tuple[float, float, float]:
@@ -82,6 +89,20 @@ def _one_size(n: int, repeats: int) -> tuple[float, float, float]:
     sweep = _median_s(lambda: (ledger.check_all(), ledger.refresh()), repeats)
     former = _median_s(lambda: (_sampled_sweep([src, dst]), _sampled_sweep([src, dst])), repeats)
     return launch, sweep, former
+
+
+def _checked_launch(memory: LaunchMemory, n: int, repeats: int) -> float:
+    """Seconds of the same copy with the memory checks armed around it, as the worker runs it."""
+    src, dst = torch.randn(n), torch.empty(n)
+    block = 1 << 16
+
+    def run() -> None:
+        memory.arm([src, dst])
+        _copy[(triton.cdiv(n, block),)](src, dst, n, BLOCK=block)
+        memory.disarm()
+        assert memory.take()[2] == 0
+
+    return _median_s(run, repeats)
 
 if __name__ == "__main__":
     main()

@@ -151,6 +151,9 @@ class LaunchMemory:
             return
         if self._old_starts.size:
             self._note_old(addresses)
+        one = int(np.searchsorted(self._starts, addresses.min(), side="right")) - 1
+        if one >= 0 and addresses.max() + np.uint64(width) <= self._ends[one]:
+            return  # the usual access: all inside one span
         at = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
         inside = (at >= 0) & (addresses + np.uint64(width) <= self._ends[np.maximum(at, 0)]) if self._ends.size \
             else np.zeros(addresses.shape, dtype=bool)
@@ -180,14 +183,15 @@ def _lanes(ptrs: Any, mask: Any) -> tuple[np.ndarray, int] | None:
     if mask is not None:
         on = np.broadcast_to(np.asarray(mask.data, dtype=bool), data.shape)
         data = np.broadcast_to(data, on.shape)[on]
-    return data.astype(np.uint64).ravel(), width
+    return np.asarray(data, dtype=np.uint64).ravel(), width
 
 
 class _Shadow:
     """Copies of a launch's storages, kept as its kernels' stores leave them."""
 
     def __init__(self) -> None:
-        self._held: list[tuple[int, int, Any, np.ndarray]] = []  # (address, bytes, storage, copy), by address
+        # (address, bytes, storage, its bytes in place, the copy), by address
+        self._held: list[tuple[int, int, Any, np.ndarray, np.ndarray]] = []
         self._starts = self._ends = np.zeros(0, dtype=np.uint64)
 
     def take(self, storages: Iterable[tuple[int, Any]]) -> None:
@@ -196,14 +200,15 @@ class _Shadow:
         for ptr, storage in sorted(storages, key=lambda p: p[0]):
             nbytes = _S_NBYTES(storage)
             if nbytes and _S_PTR(storage) == ptr:
-                held.append((ptr, nbytes, storage, _real(ptr, nbytes).copy()))
+                real = _real(ptr, nbytes)
+                held.append((ptr, nbytes, storage, real, real.copy()))
         self._held = held
         self._starts = np.array([h[0] for h in held], dtype=np.uint64)
         self._ends = np.array([h[0] + h[1] for h in held], dtype=np.uint64)
 
     def retake(self) -> None:
         """Copy the same storages again (recorded host code wrote them)."""
-        self.take([(ptr, storage) for ptr, _, storage, _ in self._held])
+        self.take([(ptr, storage) for ptr, _, storage, _, _ in self._held])
 
     def drop(self) -> None:
         self._held, self._starts, self._ends = [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64)
@@ -211,10 +216,9 @@ class _Shadow:
     def compare(self) -> tuple[int, str]:
         """The bytes that differ from the copies (each copy then follows), and the first of them."""
         count, first = 0, ""
-        for ptr, nbytes, storage, copy in self._held:
+        for ptr, nbytes, storage, real, copy in self._held:
             if _S_PTR(storage) != ptr or _S_NBYTES(storage) != nbytes:
                 continue  # moved to other memory: the write ledger counts that (ledger.moved)
-            real = _real(ptr, nbytes)
             if np.array_equal(real, copy):
                 continue
             differ = np.flatnonzero(real != copy)
@@ -226,36 +230,48 @@ class _Shadow:
     def compare_at(self, addresses: np.ndarray, width: int) -> tuple[int, str]:
         """The bytes a load is about to read that differ from the copies, and the first of them."""
         count, first = 0, ""
-        for i, offsets in self._groups(addresses, width):
-            ptr, nbytes, storage, copy = self._held[i]
-            if _S_PTR(storage) != ptr or _S_NBYTES(storage) != nbytes:
-                continue
-            real = _real(ptr, nbytes)
-            differ = offsets[real[offsets] != copy[offsets]]
+        for real, copy, at, ptr, nbytes, scale in self._places(addresses, width):
+            differ = at[real[at] != copy[at]]
             if differ.size:
-                count += differ.size
-                first = first or _where(ptr, nbytes, int(differ[0]))
-                copy[differ] = real[differ]
+                now, was = real[differ], copy[differ]
+                count += int(np.count_nonzero(now.view(np.uint8) != was.view(np.uint8)))
+                first = first or _where(ptr, nbytes, int(differ[0]) * scale)
+                copy[differ] = now
         return count, first
 
     def follow(self, addresses: np.ndarray, width: int) -> None:
         """A store or atomic wrote these addresses: the copies take what it wrote."""
-        for i, offsets in self._groups(addresses, width):
-            ptr, nbytes, storage, copy = self._held[i]
-            if _S_PTR(storage) == ptr and _S_NBYTES(storage) == nbytes:
-                copy[offsets] = _real(ptr, nbytes)[offsets]
+        for real, copy, at, _, _, _ in self._places(addresses, width):
+            copy[at] = real[at]
 
-    def _groups(self, addresses: np.ndarray, width: int) -> list[tuple[int, np.ndarray]]:
-        """Per held storage, the byte offsets these accesses cover in it (accesses outside them are strays)."""
+    def _places(self, addresses: np.ndarray, width: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int]]:
+        """Per held storage these accesses fall in (whole: the rest are strays), its bytes in place and its copy
+        viewed as `width`-byte words where every access is one, the indices accessed, and the word size."""
         if not self._held or not addresses.size:
             return []
-        at = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
-        inside = (at >= 0) & (addresses + np.uint64(width) <= self._ends[np.maximum(at, 0)])
+        low, high = addresses.min(), addresses.max()
+        one = int(np.searchsorted(self._starts, low, side="right")) - 1
+        if one >= 0 and high + np.uint64(width) <= self._ends[one]:  # the usual access: one storage, whole
+            groups = [(one, addresses)]
+        else:
+            at = np.searchsorted(self._starts, addresses, side="right").astype(np.int64) - 1
+            inside = (at >= 0) & (addresses + np.uint64(width) <= self._ends[np.maximum(at, 0)])
+            groups = [(i, addresses[inside & (at == i)]) for i in np.unique(at[inside]).tolist()]
         out = []
-        for i in np.unique(at[inside]).tolist():
-            starts = (addresses[inside & (at == i)] - self._starts[i]).astype(np.int64)
-            out.append((i, (starts[:, None] + np.arange(width, dtype=np.int64)).ravel()))
+        for i, reached in groups:
+            ptr, nbytes, storage, real, copy = self._held[i]
+            if _S_PTR(storage) != ptr or _S_NBYTES(storage) != nbytes:
+                continue
+            offsets = (reached - np.uint64(ptr)).view(np.int64)
+            word = _WORDS.get(width)
+            if word is not None and nbytes % width == 0 and not (offsets & (width - 1)).any():
+                out.append((real.view(word), copy.view(word), offsets // width, ptr, nbytes, width))
+            else:
+                out.append((real, copy, (offsets[:, None] + np.arange(width, dtype=np.int64)).ravel(), ptr, nbytes, 1))
         return out
+
+
+_WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # aligned accesses compared a word at a time
 
 
 def _real(ptr: int, nbytes: int) -> np.ndarray:
