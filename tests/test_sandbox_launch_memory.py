@@ -107,3 +107,14 @@ def test_host_code_inside_the_launch_is_the_recorders_to_judge():
     memory.after_host_code()
     memory.disarm()
     assert memory.take()[2] == 0
+
+
+def test_an_argument_re_pointed_inside_the_launch_is_counted():
+    """No kernel re-points its arguments; red team 49 `set_` the output onto a storage of host bytes inside the
+    launch, and the shadow saw no byte change (the old storage was never written)."""
+    memory, out = LaunchMemory(WriteLedger()), torch.zeros(4)
+    memory.arm([out])
+    out.set_(torch.ones(4).untyped_storage(), 0, (4,), (1,))
+    memory.disarm()
+    unseen, first = memory.take()[2:]
+    assert unseen == 16 and first.startswith("a launch argument re-pointed from")

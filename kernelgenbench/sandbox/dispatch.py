@@ -487,10 +487,12 @@ class DispatchRecorder(TorchDispatchMode):
     def launch_ends(self, values: list[Any]) -> None:
         """After a Triton launch: it wrote its arguments, and maybe any storage through a pointer table; a storage
         made in the call that it was handed holds what a launch with its host values wrote. A storage it moved
-        is not among those: no kernel re-points a storage, code a kernel body ran under the interpreter did."""
+        is not among those: no kernel re-points a storage, code a kernel body ran under the interpreter did; nor
+        is an argument's storage the ledger never saw (each was digested as the launch started): one re-pointed
+        inside the launch to memory made out of sight (red team 49: `out.set_` onto a storage of host bytes)."""
         leaves = _leaves(values)
         if self._ledger is not None:
-            self.took_host(self._ledger.refresh(leaves))
+            self.took_host(self._ledger.check_new(leaves) + self._ledger.refresh(leaves))
         provenance = ("launch", self.scalars.identity(values))  # what it was handed, before it wrote
         for i, t in enumerate(leaves):  # and which of its arguments a storage was (red team 34: 16 tables, one launch)
             if _is_tensor(t):

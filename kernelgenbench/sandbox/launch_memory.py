@@ -35,6 +35,9 @@ import torch
 _MEMORY_OPS = (("create_masked_load", 0, 1, True, False), ("create_masked_store", 0, 2, False, True),
                ("create_atomic_cas", 0, None, True, True), ("create_atomic_rmw", 1, 3, True, True))
 _S_PTR, _S_NBYTES = torch._C.StorageBase.data_ptr, torch._C.StorageBase.nbytes  # bound before the candidate runs
+_T = torch._C.TensorBase
+_T_STORAGE, _T_OFFSET, _T_SIZE, _T_STRIDE = _T.untyped_storage, _T.storage_offset, _T.size, _T.stride
+_TENSORS = (torch.Tensor, torch.nn.Parameter)
 _GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
 
 
@@ -52,6 +55,7 @@ class LaunchMemory:
         self.strays = 0  # accesses outside every storage, since the last `take`
         self.first = ""  # the first of them
         self._shadow = _Shadow()
+        self._bindings: list[tuple[Any, tuple]] = []  # each tensor argument and where it pointed when the launch began
         self.unseen = 0  # bytes of the launch's storages written in it by neither its kernels nor host code
         self.unseen_first = ""
 
@@ -87,25 +91,31 @@ class LaunchMemory:
                 starts.append(start)
                 ends.append(end)
         self._starts, self._ends = np.array(starts, dtype=np.uint64), np.array(ends, dtype=np.uint64)
+        values = list(values)
         self._shadow.take(self._ledger.storages(values))
+        self._bindings = _bindings(values)
         self._armed = True
 
     def disarm(self) -> None:
         """The launch ended: its storages as its kernels left them, or the bytes that differ counted."""
         if self._armed:
             self._note(self._shadow.compare())
+            self._note(_rebound(self._bindings))
         self._shadow.drop()
+        self._bindings = []
         self._armed = False
 
     def before_host_code(self) -> None:
         """Host code of the launch starts (its writes are judged by the recorders): what differs now is counted."""
         if self._armed:
             self._note(self._shadow.compare())
+            self._note(_rebound(self._bindings))
 
     def after_host_code(self) -> None:
         """Host code of the launch returned: the shadow is taken anew."""
         if self._armed:
             self._shadow.retake()
+            self._bindings = _bindings([b[0] for b in self._bindings])
 
     def take(self) -> tuple[int, str, int, str]:
         """The strays counted since the last take and the first of them, the unseen bytes and the first of them;
@@ -170,6 +180,32 @@ class LaunchMemory:
         for i in np.unique(at[inside]).tolist():
             start = int(self._old_starts[i])
             self._log.foreign_span(start, int(self._old_ends[i]) - start)
+
+
+def _bindings(values: Iterable[Any]) -> list[tuple[Any, tuple]]:
+    """Each plain tensor among `values` and its place: storage address and size, offset, sizes, strides."""
+    out = []
+    for v in values:
+        if type(v) in _TENSORS:
+            out.append((v, _place(v)))
+    return out
+
+
+def _place(t: Any) -> tuple:
+    storage = _T_STORAGE(t)
+    return _S_PTR(storage), _S_NBYTES(storage), _T_OFFSET(t), tuple(_T_SIZE(t)), tuple(_T_STRIDE(t))
+
+
+def _rebound(bindings: list[tuple[Any, tuple]]) -> tuple[int, str]:
+    """The tensor arguments re-pointed since (no kernel re-points its arguments; red team 49 `set_` one onto a
+    storage of host bytes inside the launch): their bytes, and the first of them."""
+    count, first = 0, ""
+    for t, was in bindings:
+        now = _place(t)
+        if now != was:
+            count += max(1, now[1])
+            first = first or f"a launch argument re-pointed from {hex(was[0])} ({was[1]} bytes) to {hex(now[0])}"
+    return count, first
 
 
 def _lanes(ptrs: Any, mask: Any) -> tuple[np.ndarray, int] | None:

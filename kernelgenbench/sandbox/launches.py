@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import operator
 import secrets
 import time
@@ -45,6 +46,7 @@ from kernelgenbench.sandbox.scalars import ScalarLog
 _type = type
 
 _LOADED: set[str] = set()
+_GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable  # bound before the candidate runs
 _LOADS = [0]  # kernel modules Triton loaded onto the device so far: a compile (or a disk-cache load) ends in one
 _LOADS_SEEN = [False]  # whether this triton reports loads at all (`watch_loaded_kernels`)
 MAX_BREAKS = 16  # kernel rule breaks kept per call: the first decides the verdict, a few more say how widespread
@@ -384,10 +386,14 @@ class LaunchCounter:
             yield
             return
         self.in_window += 1
+        enabled = _GC_ENABLED()
+        _GC_DISABLE()  # no finalizer or weakref callback runs inside the launch: they run after it, recorded
         try:
             with self.watch.window(self.note_break) if self.watch is not None else contextlib.nullcontext():
                 yield
         finally:
+            if enabled:
+                _GC_ENABLE()
             self.in_window -= 1
 
     @contextlib.contextmanager

@@ -158,7 +158,8 @@ def _read_out(report: CallReport, largest: int) -> str | None:
 CHECK = Check(
     name="host_data", status=Status.HOST_COMPUTE, collector="dispatch", judge=judge,
     prompt=HOST_COMPUTE.prompt,
-    corpus=("rt47_rewrite_default_payload_mul", "rt47_module_bool_getsource_mul", "rt44_entry_path_frexp_mul", "rt44_handler_made_tuple_mul", "rt44_grid_result_del_mul",
+    corpus=("rt49_kwarg_set_storage_mul", "rt49_tuple_fields_set_storage_mul", "rt49_gc_kwarg_set_storage_mul",
+            "rt47_rewrite_default_payload_mul", "rt47_module_bool_getsource_mul", "rt44_entry_path_frexp_mul", "rt44_handler_made_tuple_mul", "rt44_grid_result_del_mul",
             "rt43_setdeleter_mul", "rt43_storage_weakref_set_add_", "rt41_subclass_copy_handler_add", "rt41_subclass_zeros_like_sum", "rt41_gc_finalizer_mid_op_add",
             "rt41_subclass_shmfd_pwrite_add", "rt39_view_dtype_tocopy_sum", "rt38_rewritten_alike_sum", "rt37_same_provenance_order_mul", "rt36_pointer_table_lowbits_sum", "rt20_storage_reduce_bytes", "rt15_grid_channel", "rt15_linecache_literals", "rt15_bytecode_consts", "rt15_pointer_identity", "rt15_same_name_kernels", "rt15_small_output_xor_table",
             "host_numpy_scalar_ctor", "host_list_in_dict", "host_python_random", "item_loop", "host_fill_elementwise",
