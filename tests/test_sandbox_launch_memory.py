@@ -118,3 +118,16 @@ def test_an_argument_re_pointed_inside_the_launch_is_counted():
     memory.disarm()
     unseen, first = memory.take()[2:]
     assert unseen == 16 and first.startswith("a launch argument re-pointed from")
+
+
+def test_a_storage_host_code_made_inside_the_launch_is_shadowed_after_it():
+    ledger = WriteLedger()
+    memory, out = LaunchMemory(ledger), torch.zeros(4)
+    memory.arm([out])
+    memory.before_host_code()
+    workspace = torch.zeros(4)  # a grid callable's workspace: made by an op, which the ledger records
+    ledger.record([workspace])
+    memory.after_host_code()
+    _poke(workspace, 3, 2.0)  # then written behind the kernel's back (a pointer table's target)
+    memory.disarm()
+    assert memory.take()[2] == 1  # 2.0 is 0x40000000: one byte differs

@@ -55,6 +55,7 @@ class LaunchMemory:
         self.strays = 0  # accesses outside every storage, since the last `take`
         self.first = ""  # the first of them
         self._shadow = _Shadow()
+        self._values: list[Any] = []  # the launch's arguments
         self._bindings: list[tuple[Any, tuple]] = []  # each tensor argument and where it pointed when the launch began
         self.unseen = 0  # bytes of the launch's storages written in it by neither its kernels nor host code
         self.unseen_first = ""
@@ -91,9 +92,9 @@ class LaunchMemory:
                 starts.append(start)
                 ends.append(end)
         self._starts, self._ends = np.array(starts, dtype=np.uint64), np.array(ends, dtype=np.uint64)
-        values = list(values)
-        self._shadow.take(self._ledger.storages(values))
-        self._bindings = _bindings(values)
+        self._values = list(values)
+        self._shadow.take(self._ledger.storages(self._values))
+        self._bindings = _bindings(self._values)
         self._armed = True
 
     def disarm(self) -> None:
@@ -102,7 +103,7 @@ class LaunchMemory:
             self._note(self._shadow.compare())
             self._note(_rebound(self._bindings))
         self._shadow.drop()
-        self._bindings = []
+        self._values, self._bindings = [], []
         self._armed = False
 
     def before_host_code(self) -> None:
@@ -112,10 +113,11 @@ class LaunchMemory:
             self._note(_rebound(self._bindings))
 
     def after_host_code(self) -> None:
-        """Host code of the launch returned: the shadow is taken anew."""
+        """Host code of the launch returned: the shadow is taken anew, of every storage the ledger holds now (host
+        code may have made a workspace the kernel then writes)."""
         if self._armed:
-            self._shadow.retake()
-            self._bindings = _bindings([b[0] for b in self._bindings])
+            self._shadow.take(self._ledger.storages(self._values))
+            self._bindings = _bindings(self._values)
 
     def take(self) -> tuple[int, str, int, str]:
         """The strays counted since the last take and the first of them, the unseen bytes and the first of them;
@@ -241,10 +243,6 @@ class _Shadow:
         self._held = held
         self._starts = np.array([h[0] for h in held], dtype=np.uint64)
         self._ends = np.array([h[0] + h[1] for h in held], dtype=np.uint64)
-
-    def retake(self) -> None:
-        """Copy the same storages again (recorded host code wrote them)."""
-        self.take([(ptr, storage) for ptr, _, storage, _, _ in self._held])
 
     def drop(self) -> None:
         self._held, self._starts, self._ends = [], np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64)
