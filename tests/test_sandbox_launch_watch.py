@@ -147,3 +147,19 @@ def test_triton_code_between_the_programs_is_watched_where_it_runs_and_the_progr
             mod.host_code()
         mod.in_programs()
     assert _names(notes) == ["payload", "Cycle.__init__", "Cycle.__del__", "host_code"]
+
+
+def test_triton_code_nested_in_triton_code_leaves_the_outer_watched(candidate, interpreter_restored):
+    path, mod = candidate
+    watch = LaunchWatch(lambda: [])
+    assert watch.install()
+    watch.watch_file(str(path))
+    notes: list[str] = []
+    with watch.window(notes.append):
+        watch.programs([])
+        with watch.library():
+            with watch.library():  # a compile-time function of triton's calling another
+                pass
+            mod.payload()
+        mod.in_programs()
+    assert _names(notes) == ["payload"]

@@ -128,7 +128,7 @@ class LaunchWatch:
         """Triton's own host code between the programs (`tl.sum`'s compile-time dtype pick, a library device
         function's compile): watched where it runs, and the programs stay unwatched after it (it stages nothing of
         the candidate's: what it reaches of the candidate's is named here)."""
-        if self._phase != "programs":
+        if self._phase != "programs" or self._library:  # outside the programs, or inside such code already
             yield
             return
         self._library = True
