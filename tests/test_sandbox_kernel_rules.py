@@ -216,3 +216,40 @@ def test_a_judged_functions_defaults_are_judged_as_launch_arguments():
     (why,) = _breaks(_kernel_with_defaults)  # the kernel's own defaults (numbers, dtypes) are no break
     assert why == "_calls_default's default for `f` is a function, which a GPU launch refuses (the interpreter " \
                   "would call it on the host)"
+
+
+@_aggregate
+class _CompileTimeInit:
+    base: tl.tensor
+    n: tl.tensor
+
+    @triton.constexpr_function
+    def __init__(self, base, n):  # as triton's own tests write aggregates
+        self.base = base
+        self.n = n
+
+
+@triton.jit
+def _uses_compile_time_init(out_ptr):
+    row = _CompileTimeInit(out_ptr, 1)
+    tl.store(row.base, tl.load(row.base) + row.n)
+
+
+@triton.jit
+def _nan_max(a, b, propagate_nan: tl.constexpr = tl.PropagateNan.ALL):
+    return tl.maximum(a, b, propagate_nan=propagate_nan)
+
+
+@triton.jit
+def _reads_propagate_nan(out_ptr):
+    x = tl.load(out_ptr)
+    tl.store(out_ptr, tl.maximum(x, _nan_max(x, x), tl.PropagateNan.ALL))  # Inductor's maximum
+
+
+def test_an_aggregate_with_a_compile_time_init_sets_its_fields():
+    assert _breaks(_uses_compile_time_init) == []
+
+
+def test_tritons_propagate_nan_enum_is_a_constant_in_a_body_a_default_and_a_launch_argument():
+    assert _breaks(_reads_propagate_nan) == []
+    assert KernelRules().check(_reads_propagate_nan, (tl.PropagateNan.NONE,))[0] == []

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import enum
 import functools
 import sys
 from collections.abc import Iterator
@@ -108,11 +109,13 @@ class KernelRules:
                 if _jit(inner):
                     todo.append(_own(runs(inner), tc))
                 elif (made := _user_aggregate(inner, tc)) is not None:  # its __init__ and methods: kernel bodies
-                    todo.extend(_own(f if isinstance(f, FunctionType) else runs(f), tc) for f in made)
+                    judged = [_own(f if isinstance(f, FunctionType) else runs(f), tc) for f in made]
+                    todo.extend(judged)
                     fields = _type_dict(inner).get("__aggregate_fields__", ())
-                    init_code = getattr(made[0], "__code__", None) if made and isinstance(made[0], FunctionType) else None
-                    if init_code is not None and type(fields) is tuple:
-                        settable[init_code] = frozenset(f for f in fields if type(f) is str)
+                    init = _aggregate_init(inner)  # a plain function or a compile-time one (triton's own tests)
+                    at = next((i for i, f in enumerate(made) if f is init), None)
+                    if at is not None and judged[at] is not None and type(fields) is tuple:
+                        settable[judged[at].__code__] = frozenset(f for f in fields if type(f) is str)
                 else:
                     numbers.extend(self._changed((fn.__code__, ref), value))
             breaks.extend(_body_breaks(fn, body, tc, settable.get(fn.__code__, frozenset())))
@@ -273,7 +276,7 @@ def _launch_value(v: Any, depth: int = 0) -> bool:
 
     # a launch's own arguments are plain tensors by now (sandbox/launch_args.py made them so); a tensor-like
     # object here was never replaced (a parameter's default, a constexpr global: red team 27)
-    if type(v) is torch.Tensor or _plain(v):
+    if type(v) is torch.Tensor or _plain(v) or _enum_member(v):
         return True
     kernel_values = (language.dtype, language.tensor, getattr(language.core, "tensor_descriptor_base", language.tensor))
     if isinstance(v, kernel_values) or type(v).__name__ == "TensorDescriptor":
@@ -484,7 +487,7 @@ def _break(value: Any, ref: str, via: str, tc: TritonCode | None = None) -> str 
         return None  # undefined: the interpreter raises NameError as a GPU compile does
     if _is_constexpr(value):
         return _constexpr_break(value.value)
-    if _triton_allowed(value, via, tc) or _interpreter_own(value, ref, via, tc):
+    if _triton_allowed(value, via, tc) or _interpreter_own(value, ref, via, tc) or _native_enum(value, ref, via):
         return None
     if via and ((_plain(value) and _exact_scalars(value)) or _constant_function(value, tc)):
         return None
@@ -632,10 +635,8 @@ def _user_aggregate(value: Any, tc: TritonCode) -> list[Any] | None:
     make = getattr(new, "__func__", None)
     if not isinstance(make, FunctionType) or not tc.function(make):
         return None  # not made by triton's _aggregate
-    cells = dict(zip(make.__code__.co_freevars, make.__closure__ or (), strict=False))
-    try:
-        init = cells["init"].cell_contents
-    except (KeyError, ValueError):
+    init = _aggregate_init(value)
+    if init is None:
         return None
     own: list[Any] = [] if isinstance(init, FunctionType) and tc.function(init) else [init]
     for member in _type_dict(value).values():
@@ -657,9 +658,36 @@ def _user_aggregate(value: Any, tc: TritonCode) -> list[Any] | None:
 _SLOT_DESCRIPTORS = (GetSetDescriptorType, MemberDescriptorType)  # a class's own `__dict__`, `__weakref__`
 
 
+def _aggregate_init(cls: type) -> Any:
+    """The `__init__` triton's `_aggregate` closed its `__new__` over (None where there is none)."""
+    make = getattr(_type_dict(cls).get("__new__"), "__func__", None)
+    if not isinstance(make, FunctionType):
+        return None
+    cells = dict(zip(make.__code__.co_freevars, make.__closure__ or (), strict=False))
+    try:
+        return cells["init"].cell_contents
+    except (KeyError, ValueError):
+        return None
+
+
 def _type_dict(cls: type) -> Any:
     """A class's own namespace, read through type's accessor (a metaclass cannot answer for it)."""
     return type.__dict__["__dict__"].__get__(cls)
+
+
+def _native_enum(value: Any, ref: str, via: str) -> bool:
+    """An enum of triton's compiled extension (`tl.PropagateNan`, made in C++: `__module__` triton._C...), read
+    from the triton.language module that holds it under the name read, with no code of the candidate's."""
+    if not (isinstance(value, enum.EnumMeta) and str(getattr(value, "__module__", "")).startswith("triton._C.")):
+        return False
+    if not any(via == p or via.startswith(p + ".") for p in _TRITON_LANGUAGE):
+        return False
+    return getattr(sys.modules.get(via), ref.rsplit(".", 1)[-1], None) is value and own_code_free(value)
+
+
+def _enum_member(v: Any) -> bool:
+    """A member of an enum whose class carries none of the candidate's code (`tl.PropagateNan.ALL`): a constant."""
+    return isinstance(v, enum.Enum) and own_code_free(type(v))
 
 
 def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "", tc: TritonCode | None = None) -> bool:
