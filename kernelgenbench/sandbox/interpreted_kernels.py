@@ -95,7 +95,9 @@ class InterpretedKernels:
 
         def counted_function(self: Any, *args: Any, **kwargs: Any) -> Any:
             counter = kernels.running
-            if counter is None:
+            if counter is None or kernels._made.get(getattr(self, "fn", None)) is not None:
+                # not in a launch, or a body the rule judged as the kernel's (an aggregate's compile-time
+                # __init__, which a GPU compile runs on the blocks' handles): run as the kernel's code
                 return function_call(self, *args, **kwargs)
             handed = _handed_break((args, kwargs), tl_tensor)
             if handed:
