@@ -253,3 +253,19 @@ def test_an_aggregate_with_a_compile_time_init_sets_its_fields():
 def test_tritons_propagate_nan_enum_is_a_constant_in_a_body_a_default_and_a_launch_argument():
     assert _breaks(_reads_propagate_nan) == []
     assert KernelRules().check(_reads_propagate_nan, (tl.PropagateNan.NONE,))[0] == []
+
+
+def test_only_tritons_own_enums_as_triton_loaded_them_are_constants():
+    """Red team 50: an enum member's class can hold data (the answer) that a kernel reads off the member."""
+    import enum
+
+    class _Mode(enum.Enum):
+        A = 1
+
+    assert KernelRules().check(_reads_propagate_nan, (_Mode.A,))[0]  # the candidate's enum: a break
+    tl.PropagateNan.zq_data = (1.0, 2.0)  # triton's, with the candidate's data added to its class
+    try:
+        assert KernelRules().check(_reads_propagate_nan, (tl.PropagateNan.ALL,))[0]
+    finally:
+        del tl.PropagateNan.zq_data
+    assert KernelRules().check(_reads_propagate_nan, (tl.PropagateNan.ALL,))[0] == []

@@ -95,10 +95,14 @@ class InterpretedKernels:
 
         def counted_function(self: Any, *args: Any, **kwargs: Any) -> Any:
             counter = kernels.running
-            if counter is None or kernels._made.get(getattr(self, "fn", None)) is not None:
-                # not in a launch, or a body the rule judged as the kernel's (an aggregate's compile-time
-                # __init__, which a GPU compile runs on the blocks' handles): run as the kernel's code
+            if counter is None:
                 return function_call(self, *args, **kwargs)
+            judged = kernels._made.get(getattr(self, "fn", None))
+            if judged is not None:
+                # a body the rule judged as the kernel's (an aggregate's compile-time __init__, which a GPU compile
+                # runs on the blocks' handles): the judged rewrite runs, as the kernel's code (red team 50: the
+                # function given could differ from the source judged, through `functools.wraps`)
+                return _call_unwrapped(judged, args, kwargs)
             handed = _handed_break((args, kwargs), tl_tensor)
             if handed:
                 counter.note_break(f"the compile-time function {getattr(self.fn, '__qualname__', '?')} is handed "
@@ -179,6 +183,14 @@ class InterpretedKernels:
     def launch_ended(self) -> None:
         """The launch returned or raised: nothing pending, nothing counted."""
         self.launching = self.running = None
+
+
+def _call_unwrapped(fn: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """`fn` called as triton's ConstexprFunction calls its own: constexpr arguments unwrapped, `_semantic` dropped."""
+    from triton.language.core import _unwrap_if_constexpr
+
+    kwargs.pop("_semantic", None)
+    return fn(*map(_unwrap_if_constexpr, args), **{k: _unwrap_if_constexpr(v) for k, v in kwargs.items()})
 
 
 def _compile_time_code(counter: Any, fn: Any) -> Any:

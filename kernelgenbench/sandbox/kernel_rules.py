@@ -676,18 +676,19 @@ def _type_dict(cls: type) -> Any:
 
 
 def _native_enum(value: Any, ref: str, via: str) -> bool:
-    """An enum of triton's compiled extension (`tl.PropagateNan`, made in C++: `__module__` triton._C...), read
-    from the triton.language module that holds it under the name read, with no code of the candidate's."""
-    if not (isinstance(value, enum.EnumMeta) and str(getattr(value, "__module__", "")).startswith("triton._C.")):
+    """One of triton's enums (`tl.PropagateNan`, made in its C++ extension), as triton loaded it, read from the
+    triton.language module that holds it under the name read."""
+    if not default_triton().enum(value):
         return False
     if not any(via == p or via.startswith(p + ".") for p in _TRITON_LANGUAGE):
         return False
-    return getattr(sys.modules.get(via), ref.rsplit(".", 1)[-1], None) is value and own_code_free(value)
+    return getattr(sys.modules.get(via), ref.rsplit(".", 1)[-1], None) is value
 
 
 def _enum_member(v: Any) -> bool:
-    """A member of an enum whose class carries none of the candidate's code (`tl.PropagateNan.ALL`): a constant."""
-    return isinstance(v, enum.Enum) and own_code_free(type(v))
+    """A member of one of triton's enums as triton loaded it (`tl.PropagateNan.ALL`): a constant. Another enum's
+    member is not: its class may hold data a kernel reads off the member (red team 50)."""
+    return isinstance(v, enum.Enum) and default_triton().enum(type(v))
 
 
 def _member_of(value: Any, prefixes: tuple[str, ...], via: str = "", tc: TritonCode | None = None) -> bool:

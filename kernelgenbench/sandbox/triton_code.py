@@ -14,6 +14,7 @@ the weaker test, and the worker imports the usual ones before taking the set.
 
 from __future__ import annotations
 
+import enum
 import functools
 import importlib
 import os
@@ -55,6 +56,10 @@ class TritonCode:
         self._codes_kept = _nested(codes)
         self._codes = frozenset(map(id, self._codes_kept))
         self._root = os.path.dirname(sys.modules["triton"].__file__ or "") + os.sep if "triton" in sys.modules else ""
+        # triton's enums (tl.PropagateNan), each with its namespace as it is now: a kernel may name them and their
+        # members, but not once the candidate added to a class (an attribute a kernel reads off a member)
+        self._enums = {v: _namespace(v) for m in modules for v in list(vars(m).values()) if isinstance(v, enum.EnumMeta)
+                       and str(getattr(v, "__module__", "")).startswith("triton")}
 
     def function(self, fn: Any) -> bool:
         """`fn` is a function of triton's own: its code one of triton's and its globals a triton module's (for
@@ -72,9 +77,19 @@ class TritonCode:
         mod = sys.modules.get(name) if isinstance(name, str) else None
         return bool(self._root) and mod is not None and name.split(".")[0] == "triton" and vars(mod) is glob
 
+    def enum(self, cls: Any) -> bool:
+        """`cls` is one of triton's enums, its namespace as it was when the set was taken."""
+        was = self._enums.get(cls) if isinstance(cls, enum.EnumMeta) else None
+        return was is not None and _namespace(cls) == was
+
     def module_dict(self, glob: Any) -> bool:
         """`glob` is the dict of a triton module loaded when the set was taken."""
         return id(glob) in self._dicts
+
+
+def _namespace(cls: type) -> tuple[tuple[str, int], ...]:
+    """A class's own names and the identity of what each holds."""
+    return tuple((k, id(v)) for k, v in type.__dict__["__dict__"].__get__(cls).items())
 
 
 def _codes_of(value: Any, depth: int = 0) -> list[CodeType]:

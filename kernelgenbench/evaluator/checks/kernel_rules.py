@@ -29,7 +29,8 @@ CHECK = Check(
     name="kernel_rules", status=Status.COMPILE_ERROR, collector="launches", judge=judge,
     prompt=("a kernel body that names what a GPU compile refuses (a global that is not constexpr, a plain Python "
             "function, a block's `.handle`), even where Triton's interpreter runs it"),
-    corpus=("rt48_aggregate_partial_dunder_mul", "rt48_device_fn_default_callable_mul",
+    corpus=("rt50_enum_class_data_launch_arg_mul", "rt50_enum_class_data_default_mul",
+            "rt48_aggregate_partial_dunder_mul", "rt48_device_fn_default_callable_mul",
             "rt47_global_class_property_mul", "rt47_tuple_init_self_delete_mul", "rt47_pre_run_hooks_tuple_mul",
             "rt47_arg_names_iter_mul", "rt47_tl_probe_getattr_mul", "rt47_module_getattr_pep562_mul",
             "rt47_midlaunch_staged_probe_mul", "rt15_comparison_class_payload", "rt15_interp_builder_payload", "rt15_block_dict_handle", "rt15_builtins_max_swap", "rt15_forged_tl_member", "rt15_triton_globals_kernel",
