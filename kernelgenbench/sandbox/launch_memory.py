@@ -83,7 +83,9 @@ class LaunchMemory:
         old = sorted((a, b) for a, b in self._ledger.spans() if log is not None and log.foreign_of(a))
         self._old_starts = np.array([a for a, _ in old], dtype=np.uint64)
         self._old_ends = np.array([b for _, b in old], dtype=np.uint64)
-        spans = sorted(self._ledger.spans(values))
+        self._values = list(values)
+        held = self._ledger.storages(self._values)
+        spans = sorted((ptr, ptr + nbytes) for ptr, nbytes, _ in held)
         starts, ends = [], []
         for start, end in spans:  # merged, so the ends rise with the starts
             if starts and start <= ends[-1]:
@@ -92,8 +94,7 @@ class LaunchMemory:
                 starts.append(start)
                 ends.append(end)
         self._starts, self._ends = np.array(starts, dtype=np.uint64), np.array(ends, dtype=np.uint64)
-        self._values = list(values)
-        self._shadow.take(self._ledger.storages(self._values))
+        self._shadow.take(held)
         self._bindings = _bindings(self._values)
         self._armed = True
 
@@ -232,10 +233,11 @@ class _Shadow:
         self._held: list[tuple[int, int, Any, np.ndarray, np.ndarray]] = []
         self._starts = self._ends = np.zeros(0, dtype=np.uint64)
 
-    def take(self, storages: Iterable[tuple[int, Any]]) -> None:
-        """Copy these storages (held until `drop`: none is freed, and no address reused, while the launch runs)."""
+    def take(self, storages: Iterable[tuple[int, int, Any]]) -> None:
+        """Copy these storages (held until `drop`: none is freed, and no address reused, while the launch runs);
+        each at its size now, where it still lies at its address."""
         held = []
-        for ptr, storage in sorted(storages, key=lambda p: p[0]):
+        for ptr, _, storage in sorted(storages, key=lambda p: p[0]):
             nbytes = _S_NBYTES(storage)
             if nbytes and _S_PTR(storage) == ptr:
                 real = _real(ptr, nbytes)

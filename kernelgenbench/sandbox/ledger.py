@@ -133,15 +133,16 @@ class WriteLedger:
     def spans(self, values: Iterable[Any] = ()) -> list[tuple[int, int]]:
         """(start, end) addresses of every live storage it holds and of `values`' storages: the memory a launch
         may use (sandbox/launch_memory.py)."""
-        live = [(ptr, ptr + nbytes) for ptr, (weak, nbytes, _, _) in self._table.items() if not _EXPIRED(weak)]
-        return live + [(ptr, ptr + _S_NBYTES(storage)) for ptr, storage, _ in _storages(values)]
+        return [(ptr, ptr + nbytes) for ptr, nbytes, _ in self.storages(values)]
 
-    def storages(self, values: Iterable[Any] = ()) -> list[tuple[int, Any]]:
-        """(address, storage) of every live storage it holds and of `values`' (each once): the memory a launch may
-        write, to be shadowed while it runs (sandbox/launch_memory.py)."""
-        out = {ptr: _FROM_WEAK(weak) for ptr, (weak, _, _, _) in self._table.items() if not _EXPIRED(weak)}
-        out.update((ptr, storage) for ptr, storage, _ in _storages(values))
-        return list(out.items())
+    def storages(self, values: Iterable[Any] = ()) -> list[tuple[int, int, Any]]:
+        """(address, bytes, storage) of every live storage it holds (its size as digested) and of `values`' (each
+        once): the memory a launch may use, checked and shadowed while it runs (sandbox/launch_memory.py)."""
+        out = {ptr: (nbytes, _FROM_WEAK(weak)) for ptr, (weak, nbytes, _, _) in self._table.items()
+               if not _EXPIRED(weak)}
+        for ptr, storage, _ in _storages(values):  # a value's storage at its size now, or as digested if larger
+            out[ptr] = (max(_S_NBYTES(storage), out.get(ptr, (0, None))[0]), storage)
+        return [(ptr, nbytes, storage) for ptr, (nbytes, storage) in out.items()]
 
     def adopt_live(self) -> None:
         """Digest the storage of every CPU tensor alive now (after the import: tables a library made there)."""
