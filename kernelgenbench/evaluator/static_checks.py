@@ -102,7 +102,7 @@ def _device_function(name: str, libraries: tuple[str, ...]) -> tuple[bool, str] 
     whether it is the library or one of its JIT functions (True, the name), or the triton.language module it
     re-exports (False, that module's own name and the rest); None for a name outside them or anything else
     of theirs (a host function, a module they import)."""
-    lib = next((k for k in libraries if name == k or name.startswith(k + ".")), None)
+    lib = _under(name, libraries)
     if lib is None:
         return None
     if name == lib:
